@@ -1,0 +1,95 @@
+/// Aspect's configuration: every key of SPEC, with its built-in default.
+/// `Config+Loading.swift` layers the file, the environment and flags over these.
+public struct Config: Equatable, Sendable {
+    public struct Server: Equatable, Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// Threads doing image work; 0 means one per core.
+        public var workers = 0
+        public var queueDepth = 64
+        public var maxConnections = 1024
+        public var headerTimeoutMs = 10_000
+        public var idleTimeoutMs = 60_000
+    }
+
+    public struct Images: Equatable, Sendable {
+        /// The folder `src` is relative to (absolute once loaded).
+        public var root = "samples"
+    }
+
+    public struct Cache: Equatable, Sendable {
+        /// Where results are kept (absolute once loaded).
+        public var dir = "cache"
+        public var maxBytes: Int64 = 1 << 30
+    }
+
+    public struct HTTP: Equatable, Sendable {
+        public var maxAgeSeconds = 31_536_000
+    }
+
+    public struct Limits: Equatable, Sendable {
+        public var maxDimension = 4096
+        public var maxDpr: Double = 4
+        public var maxSourceBytes: Int64 = 50 << 20
+        public var maxSourcePixels: Int64 = 50_000_000
+        public var processingTimeoutMs = 10_000
+    }
+
+    public struct Security: Equatable, Sendable {
+        /// When non-empty, every `/thumb` request needs a valid `sig`.
+        public var signingKey = ""
+    }
+
+    public enum LogFormat: String, Sendable, CaseIterable { case text, json }
+    public enum LogLevel: String, Sendable, CaseIterable, Comparable {
+        case debug, info, warn, error
+
+        private var rank: Int {
+            switch self {
+            case .debug: 0
+            case .info: 1
+            case .warn: 2
+            case .error: 3
+            }
+        }
+
+        public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+    }
+
+    public struct Log: Equatable, Sendable {
+        public var format = LogFormat.text
+        public var level = LogLevel.info
+    }
+
+    public var server = Server()
+    public var images = Images()
+    public var cache = Cache()
+    public var http = HTTP()
+    public var limits = Limits()
+    public var security = Security()
+    public var log = Log()
+
+    public init() {}
+
+    /// The limits a request is parsed and planned against.
+    public var requestLimits: RequestLimits {
+        RequestLimits(maxDimension: limits.maxDimension, maxDpr: limits.maxDpr)
+    }
+
+    /// Whether `sig` is required.
+    public var signingEnabled: Bool { !security.signingKey.isEmpty }
+}
+
+/// An invalid configuration: names the key, where the value came from, and the problem.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The key (`server.port`), or the flag or file concerned when there is no key.
+    public let key: String
+    public let message: String
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String { "\(key): \(message)" }
+}

@@ -1,0 +1,138 @@
+/// SPEC's geometry, as a pure function of the source size and the request.
+public enum Geometry {
+    /// The box `bw × bh` in CSS pixels, from what was given (SPEC's box table), each
+    /// side at least 1. `nil` when w, h and ratio are all given, or a side is not
+    /// representable (far beyond every limit).
+    public static func cssBox(source: Size, width: Int?, height: Int?, ratio: Ratio?) -> (width: Double, height: Double)? {
+        let w0 = Double(source.width), h0 = Double(source.height)
+        let bw: Double?, bh: Double?
+        switch (width.map(Double.init), height.map(Double.init), ratio?.value) {
+        case let (w?, h?, nil): (bw, bh) = (w, h)
+        case let (w?, nil, r?): (bw, bh) = (w, round(w / r))
+        case let (nil, h?, r?): (bw, bh) = (round(h * r), h)
+        case let (w?, nil, nil): (bw, bh) = (w, round(w * h0 / w0))
+        case let (nil, h?, nil): (bw, bh) = (round(h * w0 / h0), h)
+        case let (nil, nil, r?): (bw, bh) = w0 / h0 > r ? (round(h0 * r), h0) : (w0, round(w0 / r))
+        case (nil, nil, nil): (bw, bh) = (w0, h0)
+        case (_?, _?, _?): return nil
+        }
+        guard let bw, let bh else { return nil }
+        return (max(1, bw), max(1, bh))
+    }
+
+    /// The plan for `request` on a source of `source` pixels (after EXIF orientation).
+    public static func plan(source: Size, request r: ThumbRequest, limits: RequestLimits) throws(AspectError) -> Plan {
+        guard source.width >= 1, source.height >= 1,
+            Double(source.width) <= Rounding.ceiling, Double(source.height) <= Rounding.ceiling
+        else {
+            throw AspectError(.unsupportedSource, "the source reports a size of \(source), which is not an image")
+        }
+        guard let css = cssBox(source: source, width: r.width, height: r.height, ratio: r.ratio) else {
+            if r.width != nil, r.height != nil, r.ratio != nil {
+                throw .badParam("w, h and ratio are all given; give at most two of them")
+            }
+            throw tooLarge("beyond any size", limits)
+        }
+        let bw = round(css.width * r.dpr), bh = round(css.height * r.dpr)
+        guard let bw, let bh, bw <= Double(limits.maxDimension), bh <= Double(limits.maxDimension) else {
+            let shown = bw.flatMap { w in bh.map { h in "\(Int(w))×\(Int(h))" } } ?? "beyond any size"
+            throw tooLarge(shown, limits, dpr: r.dpr)
+        }
+        return planBox(source: source, box: Size(width: max(1, Int(bw)), height: max(1, Int(bh))), request: r)
+    }
+
+    private static func tooLarge(_ shown: String, _ limits: RequestLimits, dpr: Double = 1) -> AspectError {
+        .badParam(
+            "the requested box is \(shown) pixels (dpr \(decimalString(dpr)) included), over "
+                + "limits.maxDimension \(limits.maxDimension); ask for a smaller w or h")
+    }
+
+    /// Scale, the no-upscale rule, output and crop or placement, for a box in device pixels.
+    static func planBox(source: Size, box requested: Size, request r: ThumbRequest) -> Plan {
+        let w0 = Double(source.width), h0 = Double(source.height)
+        var box = requested
+        var sx = Double(box.width) / w0, sy = Double(box.height) / h0
+        var s: Double =
+            switch r.mode {
+            case .fit, .pad: min(sx, sy)
+            case .fill, .stretch: max(sx, sy)
+            }
+        if !r.upscale, s > 1 {
+            // Divide the box by s: the output needs no more pixels than the source has,
+            // and keeps the requested aspect. Sides are at most the source's, so they fit.
+            box = Size(
+                width: Rounding.side(Double(box.width) / s) ?? source.width,
+                height: Rounding.side(Double(box.height) / s) ?? source.height)
+            sx = Double(box.width) / w0
+            sy = Double(box.height) / h0
+            s = 1
+        }
+
+        var plan = Plan(
+            source: source, mode: r.mode, box: box, scale: s, scaleX: s, scaleY: s,
+            resized: box, output: box, crop: nil, placement: nil, gravity: r.gravity,
+            shape: r.shape, cornerRadius: 0, background: r.background)
+
+        // Every product below is at most the box side times a scale that is at most the
+        // box side over the source side, so it stays within the box's magnitude.
+        let scaled = Size(width: Rounding.side(w0 * s) ?? 1, height: Rounding.side(h0 * s) ?? 1)
+        switch r.mode {
+        case .fit:
+            let out = Size(width: min(scaled.width, box.width), height: min(scaled.height, box.height))
+            plan.resized = out
+            plan.output = out
+        case .fill:
+            let resized = Size(width: max(scaled.width, box.width), height: max(scaled.height, box.height))
+            plan.resized = resized
+            plan.crop = cropWindow(in: resized, size: box, gravity: r.gravity, focus: (r.focusX, r.focusY))
+        case .pad:
+            let resized = Size(width: min(scaled.width, box.width), height: min(scaled.height, box.height))
+            plan.resized = resized
+            let a = r.gravity.anchor
+            plan.placement = Rect(
+                x: offset(free: box.width - resized.width, at: a.x),
+                y: offset(free: box.height - resized.height, at: a.y),
+                width: resized.width, height: resized.height)
+        case .stretch:
+            plan.scaleX = sx
+            plan.scaleY = sy
+            plan.scale = max(sx, sy)
+        }
+
+        let short = Double(min(plan.output.width, plan.output.height))
+        switch r.shape {
+        case .circle, .capsule: plan.cornerRadius = short / 2
+        case .rounded:
+            let css = Double(r.radius ?? ThumbRequest.defaultRadius)
+            plan.cornerRadius = min(short / 2, Double(Rounding.round(css * r.dpr) ?? 0))
+        case nil: plan.cornerRadius = 0
+        }
+        return plan
+    }
+
+    /// The window of `size` inside `image` that `gravity` keeps.
+    static func cropWindow(in image: Size, size: Size, gravity: Gravity, focus: (Double, Double)) -> Rect {
+        let freeX = image.width - size.width, freeY = image.height - size.height
+        let x: Int, y: Int
+        if gravity == .focus {
+            x = clamp(Rounding.round(focus.0 * Double(image.width) - Double(size.width) / 2) ?? 0, 0, freeX)
+            y = clamp(Rounding.round(focus.1 * Double(image.height) - Double(size.height) / 2) ?? 0, 0, freeY)
+        } else {
+            let a = gravity.anchor
+            x = offset(free: freeX, at: a.x)
+            y = offset(free: freeY, at: a.y)
+        }
+        return Rect(x: x, y: y, width: size.width, height: size.height)
+    }
+
+    private static func offset(free: Int, at anchor: Double) -> Int {
+        clamp(Rounding.round(Double(free) * anchor) ?? 0, 0, max(0, free))
+    }
+
+    private static func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
+
+    private static func round(_ x: Double) -> Double? {
+        guard x.isFinite, abs(x) <= Rounding.ceiling else { return nil }
+        return x.rounded(.toNearestOrAwayFromZero)
+    }
+}

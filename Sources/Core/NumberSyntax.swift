@@ -1,0 +1,45 @@
+/// Strict number syntax for URL parameters: plain digits, optionally one `.` and more
+/// digits. No signs, exponents, spaces, `nan` or `inf`, so every accepted spelling is a
+/// finite, non-negative number, and a 400-digit one is refused rather than overflowing.
+enum NumberSyntax {
+    /// Digits longer than this are out of every range anyway.
+    static let maxDigits = 12
+
+    /// A non-negative integer in plain digits, or `nil`.
+    static func integer(_ s: Substring) -> Int? {
+        guard !s.isEmpty, s.count <= maxDigits, s.utf8.allSatisfy(isDigit) else { return nil }
+        return Int(s)
+    }
+
+    /// A non-negative decimal `D+` or `D+.D+`, or `nil`.
+    static func decimal(_ s: Substring) -> Double? {
+        let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= maxDigits,
+            whole.utf8.allSatisfy(isDigit)
+        else { return nil }
+        if parts.count == 2 {
+            let frac = parts[1]
+            guard !frac.isEmpty, frac.count <= maxDigits, frac.utf8.allSatisfy(isDigit) else {
+                return nil
+            }
+        }
+        guard let value = Double(s), value.isFinite else { return nil }
+        return value
+    }
+
+    private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+}
+
+/// Formats a value received from a client for an error message: quoted, and cut short
+/// so a 10 KB parameter does not make a 10 KB message.
+func quoted(_ value: some StringProtocol) -> String {
+    let limit = 64
+    if value.count <= limit { return "'\(value)'" }
+    return "'\(value.prefix(limit))…' (\(value.count) characters)"
+}
+
+/// Shortest decimal spelling of a Double that reads back to the same value.
+func decimalString(_ x: Double) -> String {
+    if x == x.rounded(), abs(x) < 1e15 { return String(Int(x)) }
+    return "\(x)"
+}

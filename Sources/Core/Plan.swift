@@ -1,0 +1,71 @@
+/// A size in pixels; both sides at least 1 wherever a plan holds one.
+public struct Size: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)×\(height)" }
+}
+
+/// A rectangle in pixels, its origin at the top left.
+public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var size: Size { Size(width: width, height: height) }
+
+    public var description: String { "\(width)×\(height)+\(x)+\(y)" }
+}
+
+/// What to do to a source to answer a request: every number the imaging step needs,
+/// computed by `Geometry.plan` and nothing else.
+public struct Plan: Equatable, Sendable {
+    /// The source, after EXIF orientation.
+    public var source: Size
+    public var mode: Mode
+    /// The box in device pixels: `dpr` applied, and divided by `s` where the no-upscale
+    /// rule applied.
+    public var box: Size
+    /// The scale `s` of SPEC; for `stretch`, the larger of `scaleX` and `scaleY`.
+    public var scale: Double
+    /// The scale of each axis: both `scale`, except for `stretch`.
+    public var scaleX: Double
+    public var scaleY: Double
+    /// The source scaled: the image the resize step makes.
+    public var resized: Size
+    /// The final image's size.
+    public var output: Size
+    /// `fill`: the window of `resized` that is kept. For `smart` and `entropy` it is the
+    /// centre window, a default: libvips picks the window of this size.
+    public var crop: Rect?
+    /// `pad`: where `resized` sits inside `output`.
+    public var placement: Rect?
+    public var gravity: Gravity
+    public var shape: Shape?
+    /// The corner radius of the shape in output pixels (half the short side for
+    /// `circle` and `capsule`); 0 without a shape.
+    public var cornerRadius: Double
+    /// The colour asked for, if any (pad bars, flattened corners).
+    public var background: Color?
+
+    /// Whether the result has transparent pixels: a shape, transparent pad bars, or a
+    /// source with alpha.
+    public func hasAlpha(sourceHasAlpha: Bool) -> Bool {
+        if shape != nil { return true }
+        if mode == .pad, placement?.size != output, !(background?.isOpaque ?? false) { return true }
+        return sourceHasAlpha
+    }
+}

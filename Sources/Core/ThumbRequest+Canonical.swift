@@ -1,0 +1,69 @@
+import Foundation
+
+extension ThumbRequest {
+    /// The request as normalised parameters: defaults filled in, what has no effect left
+    /// out, numbers in one spelling, `w`+`ratio` and `h`+`ratio` turned into the box they
+    /// name. Two requests that must give the same image give the same pairs, so their
+    /// `canonical` strings (the basis of the cache key) are equal. `sig` is never part.
+    public var normalizedPairs: [(name: String, value: String)] {
+        var p: [(name: String, value: String)] = [("src", src)]
+        switch (width, height, ratio) {
+        case let (w?, nil, r?): p += [("w", "\(w)"), ("h", "\(max(1, Int((Double(w) / r.value).rounded(.toNearestOrAwayFromZero))))")]
+        case let (nil, h?, r?): p += [("w", "\(max(1, Int((Double(h) * r.value).rounded(.toNearestOrAwayFromZero))))"), ("h", "\(h)")]
+        default:
+            if let width { p.append(("w", "\(width)")) }
+            if let height { p.append(("h", "\(height)")) }
+            if let ratio { p.append(("ratio", ratio.description)) }
+        }
+        p.append(("mode", mode.rawValue))
+        if mode == .fill || mode == .pad {
+            p.append(("gravity", gravity.rawValue))
+            if gravity == .focus { p += [("fx", decimalString(focusX)), ("fy", decimalString(focusY))] }
+        }
+        p.append(("upscale", upscale ? "1" : "0"))
+        p.append(("dpr", decimalString(dpr)))
+        if let shape {
+            p.append(("shape", shape.rawValue))
+            if shape == .rounded { p.append(("radius", "\(radius ?? ThumbRequest.defaultRadius)")) }
+        }
+        if let background { p.append(("bg", background.description)) }
+        p.append(("format", format.rawValue))
+        if let quality { p.append(("q", "\(quality)")) }
+        return p
+    }
+
+    /// The canonical form of the normalised request.
+    public var canonical: String { Canonical.form(normalizedPairs) }
+}
+
+extension FormatChoice {
+    /// The concrete format: the one named, or for `auto` WebP when `accept` lists
+    /// `image/webp`, else PNG when the result has alpha, else JPEG.
+    public func resolve(accept: String?, resultHasAlpha: Bool) -> ImageFormat {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .avif: .avif
+        case .auto:
+            if let accept, AcceptHeader.accepts(accept, "image/webp") { .webp }
+            else if resultHasAlpha { .png }
+            else { .jpeg }
+        }
+    }
+}
+
+/// Just enough of RFC 9110's `Accept` to tell whether a media type is accepted by name:
+/// listed, and not with `q=0`. Wildcards do not count: `*/*` does not promise WebP.
+public enum AcceptHeader {
+    public static func accepts(_ header: String, _ type: String) -> Bool {
+        for item in header.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let media = parts.first, media.lowercased() == type else { continue }
+            let q = parts.dropFirst().first { $0.lowercased().hasPrefix("q=") }
+            if let q, let value = Double(q.dropFirst(2)), value <= 0 { return false }
+            return true
+        }
+        return false
+    }
+}

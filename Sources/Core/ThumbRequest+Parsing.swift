@@ -1,0 +1,141 @@
+extension ThumbRequest {
+    /// Every parameter name `/thumb` knows.
+    public static let parameterNames: [String] = [
+        "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
+        "radius", "bg", "format", "q", "sig",
+    ]
+
+    /// The longest `src` accepted, in UTF-8 bytes.
+    public static let maxSourcePathBytes = 1024
+
+    /// Parses and validates a raw query string (the part after `?`).
+    public static func parse(query: some StringProtocol, limits: RequestLimits) throws(AspectError) -> ThumbRequest {
+        try parse(try QueryParameters.decode(query), limits: limits)
+    }
+
+    /// Validates decoded parameters: every name known and given once, every value in
+    /// range, and the combinations SPEC allows.
+    public static func parse(_ params: QueryParameters, limits: RequestLimits) throws(AspectError) -> ThumbRequest {
+        var values: [String: String] = [:]
+        for (name, value) in params.pairs {
+            guard parameterNames.contains(name) else {
+                throw .badParam(
+                    "unknown parameter \(quoted(name)); /thumb takes \(parameterNames.joined(separator: ", "))")
+            }
+            guard values[name] == nil else {
+                throw .badParam("\(name) is given more than once; give it once")
+            }
+            guard !value.isEmpty else {
+                throw .badParam("\(name) is empty; give it a value or leave it out")
+            }
+            values[name] = value
+        }
+
+        guard let src = values["src"] else {
+            throw .badParam("src is required: the path of an image under the image root, e.g. src=photo.jpg")
+        }
+        try checkSourcePath(src)
+        var r = ThumbRequest(src: src)
+        let maxDim = limits.maxDimension
+
+        if let v = values["w"] { r.width = try integer("w", v, 1...maxDim) }
+        if let v = values["h"] { r.height = try integer("h", v, 1...maxDim) }
+        if let v = values["ratio"] { r.ratio = try Ratio.parse(v) }
+        if r.width != nil, r.height != nil, r.ratio != nil {
+            throw .badParam("w, h and ratio are all given; give at most two of them")
+        }
+        if let v = values["mode"] { r.mode = try choice("mode", v, Mode.self) }
+        if let v = values["gravity"] { r.gravity = try choice("gravity", v, Gravity.self) }
+        if let v = values["fx"] { r.focusX = try decimal("fx", v, 0...1) }
+        if let v = values["fy"] { r.focusY = try decimal("fy", v, 0...1) }
+        if let v = values["upscale"] {
+            switch v {
+            case "1", "true": r.upscale = true
+            case "0", "false": r.upscale = false
+            default: throw .badParam("upscale must be 0, 1, false or true, got \(quoted(v))")
+            }
+        }
+        if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
+        if let v = values["shape"] { r.shape = try choice("shape", v, Shape.self) }
+        if let v = values["radius"] { r.radius = try integer("radius", v, 0...maxDim) }
+        if let v = values["bg"] {
+            guard let c = Color(hex: v) else {
+                throw .badParam("bg must be a hex colour RRGGBB or RRGGBBAA (ff8800, 00000080), got \(quoted(v))")
+            }
+            r.background = c
+        }
+        if let v = values["format"] { r.format = try choice("format", v, FormatChoice.self) }
+        if let v = values["q"] { r.quality = try integer("q", v, 1...100) }
+        if let v = values["sig"] {
+            guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {
+                throw .badParam("sig must be base64url (A-Z a-z 0-9 - _), got \(quoted(v))")
+            }
+            r.signature = v
+        }
+
+        // Combinations: say so rather than ignore what the client meant.
+        if !r.gravity.isCompass, r.mode != .fill {
+            throw .badParam("gravity=\(r.gravity.rawValue) only applies to mode=fill, got mode=\(r.mode.rawValue)")
+        }
+        if values["fx"] != nil || values["fy"] != nil, r.gravity != .focus {
+            throw .badParam("fx and fy set the focal point of gravity=focus; add gravity=focus or leave them out")
+        }
+        if r.radius != nil, r.shape != .rounded {
+            throw .badParam("radius is the corner radius of shape=rounded; add shape=rounded or leave it out")
+        }
+        return r
+    }
+
+    /// Refuses paths that could leave the root or name hidden files. The server checks
+    /// the resolved real path again at open time; this is the first line, on the string.
+    static func checkSourcePath(_ src: String) throws(AspectError) {
+        func refuse(_ why: String) -> AspectError {
+            AspectError(.forbiddenPath, "src \(quoted(src)) is refused: \(why)")
+        }
+        guard src.utf8.count <= maxSourcePathBytes else {
+            throw refuse("longer than \(maxSourcePathBytes) bytes")
+        }
+        guard !src.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw refuse("it contains a control character (NUL, CR, LF, …)")
+        }
+        guard !src.hasPrefix("/") else { throw refuse("it must be relative to the image root, not absolute") }
+        guard !src.contains("\\") else { throw refuse("backslashes are not path separators here") }
+        for segment in src.split(separator: "/", omittingEmptySubsequences: false) {
+            if segment == ".." { throw refuse("'..' may not appear in it") }
+            if segment.isEmpty { throw refuse("it has an empty segment ('//' or a trailing '/')") }
+            if segment.hasPrefix(".") { throw refuse("names starting with '.' are not served") }
+        }
+    }
+
+    private static func integer(_ name: String, _ v: String, _ range: ClosedRange<Int>) throws(AspectError) -> Int {
+        guard let n = NumberSyntax.integer(Substring(v)), range.contains(n) else {
+            throw .badParam(
+                "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \(quoted(v))")
+        }
+        return n
+    }
+
+    private static func decimal(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws(AspectError) -> Double {
+        guard let x = NumberSyntax.decimal(Substring(v)), range.contains(x) else {
+            throw .badParam(
+                "\(name) must be a decimal from \(decimalString(range.lowerBound)) to \(decimalString(range.upperBound)), got \(quoted(v))")
+        }
+        return x
+    }
+
+    private static func choice<E: RawRepresentable & CaseIterable>(_ name: String, _ v: String, _: E.Type) throws(AspectError) -> E
+    where E.RawValue == String {
+        guard let e = E(rawValue: v) else {
+            let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")
+            throw .badParam("\(name) must be one of \(allowed), got \(quoted(v))")
+        }
+        return e
+    }
+
+    private static func isBase64URL(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
+    }
+}

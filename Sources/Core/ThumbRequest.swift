@@ -1,0 +1,164 @@
+/// How the image meets the box.
+public enum Mode: String, Sendable, CaseIterable {
+    /// The whole image inside the box; one side touches it.
+    case fit
+    /// Exactly the box, the image covering it and the overflow cropped.
+    case fill
+    /// Exactly the box, the whole image inside it and the rest `bg`.
+    case pad
+    /// Exactly the box, each axis scaled on its own: the only mode that distorts.
+    case stretch
+}
+
+/// Which part `fill` keeps, and where `pad` places the image.
+public enum Gravity: String, Sendable, CaseIterable {
+    case center, north, south, east, west, northeast, northwest, southeast, southwest
+    /// libvips' attention strategy (`fill` only).
+    case smart
+    /// libvips' entropy strategy (`fill` only).
+    case entropy
+    /// Centred on the focal point `fx`, `fy` as far as the edges allow (`fill` only).
+    case focus
+
+    /// The compass gravities: those that place by edges alone.
+    public var isCompass: Bool {
+        switch self {
+        case .smart, .entropy, .focus: false
+        default: true
+        }
+    }
+
+    /// Where along each axis, 0 (left/top) … 1 (right/bottom), a compass gravity places.
+    public var anchor: (x: Double, y: Double) {
+        switch self {
+        case .north: (0.5, 0)
+        case .south: (0.5, 1)
+        case .east: (1, 0.5)
+        case .west: (0, 0.5)
+        case .northeast: (1, 0)
+        case .northwest: (0, 0)
+        case .southeast: (1, 1)
+        case .southwest: (0, 1)
+        case .center, .smart, .entropy, .focus: (0.5, 0.5)
+        }
+    }
+}
+
+/// A clip shape, as SwiftUI's `clipShape` would apply it.
+public enum Shape: String, Sendable, CaseIterable {
+    case circle, capsule, rounded
+}
+
+/// What the client asked for as the output format.
+public enum FormatChoice: String, Sendable, CaseIterable {
+    case auto, jpeg, png, webp, avif
+}
+
+/// A concrete output format.
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case jpeg, png, webp, avif
+
+    public var hasAlpha: Bool { self != .jpeg }
+
+    public var mimeType: String { "image/\(rawValue)" }
+
+    /// The encoder quality used when the request names none (PNG is lossless).
+    public var defaultQuality: Int? {
+        switch self {
+        case .jpeg, .webp: 80
+        case .avif: 50
+        case .png: nil
+        }
+    }
+
+    /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`), any case.
+    public init?(fileExtension ext: String) {
+        switch ext.lowercased() {
+        case "jpg", "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        case "avif": self = .avif
+        default: return nil
+        }
+    }
+}
+
+/// An sRGB colour with alpha, from `RRGGBB` or `RRGGBBAA`.
+public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    public static let white = Color(red: 255, green: 255, blue: 255)
+    public static let transparent = Color(red: 0, green: 0, blue: 0, alpha: 0)
+
+    /// Parses 6 or 8 hex digits, any case, no `#`.
+    public init?(hex: some StringProtocol) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 6 || digits.count == 8 else { return nil }
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < digits.count {
+            guard let hi = Color.nibble(digits[i]), let lo = Color.nibble(digits[i + 1]) else {
+                return nil
+            }
+            bytes.append(hi << 4 | lo)
+            i += 2
+        }
+        self.init(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes.count == 4 ? bytes[3] : 255)
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+
+    public var isOpaque: Bool { alpha == 255 }
+
+    /// Lower-case `rrggbb`, or `rrggbbaa` when not opaque.
+    public var description: String {
+        let parts = isOpaque ? [red, green, blue] : [red, green, blue, alpha]
+        return parts.map { b in
+            let s = String(b, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+    }
+}
+
+/// A validated `/thumb` request: every parameter of SPEC, typed, in range.
+public struct ThumbRequest: Equatable, Sendable {
+    /// The source path, relative to the image root, as the client spelled it (decoded).
+    public var src: String
+    public var width: Int?
+    public var height: Int?
+    public var ratio: Ratio?
+    public var mode: Mode = .fit
+    public var gravity: Gravity = .center
+    /// The focal point for `gravity=focus`, each 0 … 1.
+    public var focusX: Double = 0.5
+    public var focusY: Double = 0.5
+    public var upscale = false
+    public var dpr: Double = 1
+    public var shape: Shape?
+    /// Corner radius for `shape=rounded`, in CSS pixels; `nil` means 8.
+    public var radius: Int?
+    public var background: Color?
+    public var format: FormatChoice = .auto
+    public var quality: Int?
+    /// The `sig` parameter, checked by the server against the raw query.
+    public var signature: String?
+
+    public init(src: String) { self.src = src }
+
+    /// Default corner radius in CSS pixels.
+    public static let defaultRadius = 8
+}

@@ -1,0 +1,39 @@
+import Core
+
+/// The help texts.
+enum Usage {
+    static let main = """
+        aspect: a thumbnail HTTP service
+
+        Usage:
+          aspect serve [flags]    run the service (aspect serve --help for its flags)
+          aspect config [flags]   check the configuration and print every key's effective value
+          aspect --help           this text
+
+        Configuration: config.json (or --config PATH, or ASPECT_CONFIG), then ASPECT_* environment
+        variables, then flags. See the README for every key.
+        """
+
+    static var serve: String {
+        var lines = [
+            "Usage: aspect serve [flags]",
+            "",
+            "  --config PATH         the JSON config file (default: ./config.json if present)",
+        ]
+        for flag in ServeArguments.flags {
+            let left = "\(flag.name) \(flag.valueName)"
+            let help = Config.key(flag.key)?.help ?? ""
+            lines.append("  \(left.padding(toLength: 20, withPad: " ", startingAt: 0))  \(help) (\(flag.key))")
+        }
+        lines += [
+            "  -h, --help            this text",
+            "",
+            "Every key can also be set by its environment variable:",
+        ]
+        for key in Config.keys {
+            lines.append("  \(key.environmentName.padding(toLength: 34, withPad: " ", startingAt: 0))  \(key.help)")
+        }
+        lines.append("\nPrecedence: flag, then environment, then the config file, then built-in defaults.")
+        return lines.joined(separator: "\n")
+    }
+}

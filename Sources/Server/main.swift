@@ -1,0 +1,19 @@
+import Core
+import Foundation
+
+/// `aspect`: the entry point. Each subcommand returns its exit status.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case nil, "-h", "--help", "help":
+    print(Usage.main)
+    status = arguments.isEmpty ? 2 : 0
+case "config":
+    status = ConfigCommand.run(Array(arguments.dropFirst()))
+case "serve":
+    status = ConfigCommand.serve(Array(arguments.dropFirst()))
+case let other?:
+    Console.error("aspect: unknown command '\(other)'\n\n\(Usage.main)")
+    status = 2
+}
+exit(status)
