@@ -38,7 +38,7 @@ public enum Geometry {
             let shown = bw.flatMap { w in bh.map { h in "\(Int(w))×\(Int(h))" } } ?? "beyond any size"
             throw tooLarge(shown, limits, dpr: r.dpr)
         }
-        return planBox(source: source, box: Size(width: max(1, Int(bw)), height: max(1, Int(bh))), request: r)
+        return try planBox(source: source, box: Size(width: max(1, Int(bw)), height: max(1, Int(bh))), request: r)
     }
 
     private static func tooLarge(_ shown: String, _ limits: RequestLimits, dpr: Double = 1) -> AspectError {
@@ -48,7 +48,7 @@ public enum Geometry {
     }
 
     /// Scale, the no-upscale rule, output and crop or placement, for a box in device pixels.
-    static func planBox(source: Size, box requested: Size, request r: ThumbRequest) -> Plan {
+    static func planBox(source: Size, box requested: Size, request r: ThumbRequest) throws(AspectError) -> Plan {
         let w0 = Double(source.width), h0 = Double(source.height)
         var box = requested
         var sx = Double(box.width) / w0, sy = Double(box.height) / h0
@@ -73,19 +73,29 @@ public enum Geometry {
             resized: box, output: box, crop: nil, placement: nil, gravity: r.gravity,
             shape: r.shape, cornerRadius: 0, background: r.background)
 
-        // Every product below is at most the box side times a scale that is at most the
-        // box side over the source side, so it stays within the box's magnitude.
-        let scaled = Size(width: Rounding.side(w0 * s) ?? 1, height: Rounding.side(h0 * s) ?? 1)
+        // For fit and pad, s is at most box/source on both axes, so products stay within
+        // the box. Only fill with upscaling, on a source of extreme aspect, can scale a
+        // side past what an Int holds: an error, not a wrong plan.
+        func scaled() throws(AspectError) -> Size {
+            guard let sw = Rounding.side(w0 * s), let sh = Rounding.side(h0 * s) else {
+                throw AspectError(
+                    .sourceTooLarge, "the source \(source) scaled by \(s) would be larger than any image can be")
+            }
+            return Size(width: sw, height: sh)
+        }
         switch r.mode {
         case .fit:
+            let scaled = try scaled()
             let out = Size(width: min(scaled.width, box.width), height: min(scaled.height, box.height))
             plan.resized = out
             plan.output = out
         case .fill:
+            let scaled = try scaled()
             let resized = Size(width: max(scaled.width, box.width), height: max(scaled.height, box.height))
             plan.resized = resized
             plan.crop = cropWindow(in: resized, size: box, gravity: r.gravity, focus: (r.focusX, r.focusY))
         case .pad:
+            let scaled = try scaled()
             let resized = Size(width: min(scaled.width, box.width), height: min(scaled.height, box.height))
             plan.resized = resized
             let a = r.gravity.anchor
