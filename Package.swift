@@ -19,6 +19,8 @@ let package = Package(
         .target(name: "Core", swiftSettings: strict),
         .executableTarget(name: "Server", dependencies: ["Core"], swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["Core"], swiftSettings: strict),
+        // Runs the built `aspect` as a subprocess.
+        .testTarget(name: "CLITests", dependencies: ["Server"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,7 +5,10 @@ public enum Canonical {
     public static func form(_ pairs: [(name: String, value: String)]) -> String {
         pairs
             .map { (encode($0.name), encode($0.value)) }
-            .sorted { $0.0 != $1.0 ? $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) : $0.1.utf8.lexicographicallyPrecedes($1.1.utf8) }
+            .sorted {
+                $0.0 != $1.0
+                    ? $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) : $0.1.utf8.lexicographicallyPrecedes($1.1.utf8)
+            }
             .map { "\($0.0)=\($0.1)" }
             .joined(separator: "&")
     }

@@ -4,26 +4,41 @@ extension Config {
         .string("server.host", "address to listen on", allowEmpty: false, \.server.host),
         .integer("server.port", 0...65535, "TCP port to listen on (0: any free port, printed at start)", \.server.port),
         .integer("server.workers", 0...256, "threads doing image work (0: one per core)", \.server.workers),
-        .integer("server.queueDepth", 1...100_000, "image jobs that may wait before a request gets 503", \.server.queueDepth),
-        .integer("server.maxConnections", 1...1_000_000, "open connections before new ones are refused", \.server.maxConnections),
-        .integer("server.headerTimeoutMs", 100...600_000, "time a client has to send its request head, in ms", \.server.headerTimeoutMs),
-        .integer("server.idleTimeoutMs", 100...3_600_000, "time an idle keep-alive connection stays open, in ms", \.server.idleTimeoutMs),
+        .integer(
+            "server.queueDepth", 1...100_000, "image jobs that may wait before a request gets 503", \.server.queueDepth),
+        .integer(
+            "server.maxConnections", 1...1_000_000, "open connections before new ones are refused",
+            \.server.maxConnections),
+        .integer(
+            "server.headerTimeoutMs", 100...600_000, "time a client has to send its request head, in ms",
+            \.server.headerTimeoutMs),
+        .integer(
+            "server.idleTimeoutMs", 100...3_600_000, "time an idle keep-alive connection stays open, in ms",
+            \.server.idleTimeoutMs),
         .string("images.root", "the folder src is relative to", allowEmpty: false, isPath: true, \.images.root),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
-        .integer("http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds", \.http.maxAgeSeconds),
-        .integer("limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
+        .integer(
+            "http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds",
+            \.http.maxAgeSeconds),
+        .integer(
+            "limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
         .decimal("limits.maxDpr", 1...10, "largest dpr", \.limits.maxDpr),
         .bytes("limits.maxSourceBytes", 1...(1 << 40), "largest source file", \.limits.maxSourceBytes),
         .bytes("limits.maxSourcePixels", 1...(1 << 40), "largest source, width × height", \.limits.maxSourcePixels),
-        .integer("limits.processingTimeoutMs", 10...3_600_000, "longest time for one image job, in ms", \.limits.processingTimeoutMs),
-        ConfigKey("security.signingKey", "HMAC key; when set, every /thumb needs sig (at least 16 characters)") { c, v, _ in
+        .integer(
+            "limits.processingTimeoutMs", 10...3_600_000, "longest time for one image job, in ms",
+            \.limits.processingTimeoutMs),
+        ConfigKey("security.signingKey", "HMAC key; when set, every /thumb needs sig (at least 16 characters)") {
+            c, v, _ in
             guard case .string(let s) = v, s.isEmpty || s.utf8.count >= 16 else {
                 return "must be empty (signing off) or a string of at least 16 characters"
             }
             c.security.signingKey = s
             return nil
-        } read: { $0.security.signingKey.isEmpty ? "" : "(set)" },
+        } read: {
+            $0.security.signingKey.isEmpty ? "" : "(set)"
+        },
         .choice("log.format", "access and event log format", \.log.format),
         .choice("log.level", "least severe event that is logged", \.log.level),
     ]

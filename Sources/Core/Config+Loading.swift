@@ -44,7 +44,8 @@ extension Config {
             for (name, value) in try fileValues(data, path: path) {
                 guard let key = key(name) else {
                     let known = keys.map(\.name).joined(separator: ", ")
-                    throw ConfigError(key: name, message: "is not a configuration key (in \(path)); the keys are \(known)")
+                    throw ConfigError(
+                        key: name, message: "is not a configuration key (in \(path)); the keys are \(known)")
                 }
                 try apply(key, value, base: base, origin: "in \(path)", to: &config)
             }

@@ -44,7 +44,9 @@ extension ConfigKey {
             }
             c[keyPath: path] = Int(i)
             return nil
-        } read: { "\($0[keyPath: path])" }
+        } read: {
+            "\($0[keyPath: path])"
+        }
     }
 
     static func bytes(
@@ -52,11 +54,14 @@ extension ConfigKey {
     ) -> ConfigKey {
         ConfigKey(name, help) { c, v, _ in
             guard let i = v.bytes(in: range) else {
-                return "must be a byte count from \(range.lowerBound) to \(range.upperBound): an integer, or digits with a unit (512MB, 1GiB)"
+                return
+                    "must be a byte count from \(range.lowerBound) to \(range.upperBound): an integer, or digits with a unit (512MB, 1GiB)"
             }
             c[keyPath: path] = i
             return nil
-        } read: { "\($0[keyPath: path])" }
+        } read: {
+            "\($0[keyPath: path])"
+        }
     }
 
     static func decimal(
@@ -68,7 +73,9 @@ extension ConfigKey {
             }
             c[keyPath: path] = d
             return nil
-        } read: { decimalString($0[keyPath: path]) }
+        } read: {
+            decimalString($0[keyPath: path])
+        }
     }
 
     static func string(
@@ -81,7 +88,9 @@ extension ConfigKey {
             }
             c[keyPath: path] = isPath ? ConfigPaths.resolve(s, against: base) : s
             return nil
-        } read: { $0[keyPath: path] }
+        } read: {
+            $0[keyPath: path]
+        }
     }
 
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
@@ -93,7 +102,9 @@ extension ConfigKey {
             }
             c[keyPath: path] = e
             return nil
-        } read: { $0[keyPath: path].rawValue }
+        } read: {
+            $0[keyPath: path].rawValue
+        }
     }
 }
 

@@ -83,7 +83,9 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
             "mib": 1 << 20, "g": 1 << 30, "gb": 1_000_000_000, "gib": 1 << 30, "t": 1 << 40,
             "tb": 1_000_000_000_000, "tib": 1 << 40,
         ]
-        guard let n = NumberSyntax.integer(Substring(digits)).map(Int64.init), let f = factors[String(unit)] else { return nil }
+        guard let n = NumberSyntax.integer(Substring(digits)).map(Int64.init), let f = factors[String(unit)] else {
+            return nil
+        }
         let (product, overflow) = n.multipliedReportingOverflow(by: f)
         return !overflow && range.contains(product) ? product : nil
     }

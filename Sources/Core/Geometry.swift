@@ -3,16 +3,20 @@ public enum Geometry {
     /// The box `bw × bh` in CSS pixels, from what was given (SPEC's box table), each
     /// side at least 1. `nil` when w, h and ratio are all given, or a side is not
     /// representable (far beyond every limit).
-    public static func cssBox(source: Size, width: Int?, height: Int?, ratio: Ratio?) -> (width: Double, height: Double)? {
-        let w0 = Double(source.width), h0 = Double(source.height)
-        let bw: Double?, bh: Double?
+    public static func cssBox(source: Size, width: Int?, height: Int?, ratio: Ratio?) -> (
+        width: Double, height: Double
+    )? {
+        let w0 = Double(source.width)
+        let h0 = Double(source.height)
+        let bw: Double?
+        let bh: Double?
         switch (width.map(Double.init), height.map(Double.init), ratio?.value) {
-        case let (w?, h?, nil): (bw, bh) = (w, h)
-        case let (w?, nil, r?): (bw, bh) = (w, round(w / r))
-        case let (nil, h?, r?): (bw, bh) = (round(h * r), h)
-        case let (w?, nil, nil): (bw, bh) = (w, round(w * h0 / w0))
-        case let (nil, h?, nil): (bw, bh) = (round(h * w0 / h0), h)
-        case let (nil, nil, r?): (bw, bh) = w0 / h0 > r ? (round(h0 * r), h0) : (w0, round(w0 / r))
+        case (let w?, let h?, nil): (bw, bh) = (w, h)
+        case (let w?, nil, let r?): (bw, bh) = (w, round(w / r))
+        case (nil, let h?, let r?): (bw, bh) = (round(h * r), h)
+        case (let w?, nil, nil): (bw, bh) = (w, round(w * h0 / w0))
+        case (nil, let h?, nil): (bw, bh) = (round(h * w0 / h0), h)
+        case (nil, nil, let r?): (bw, bh) = w0 / h0 > r ? (round(h0 * r), h0) : (w0, round(w0 / r))
         case (nil, nil, nil): (bw, bh) = (w0, h0)
         case (_?, _?, _?): return nil
         }
@@ -33,7 +37,8 @@ public enum Geometry {
             }
             throw tooLarge("beyond any size", limits)
         }
-        let bw = round(css.width * r.dpr), bh = round(css.height * r.dpr)
+        let bw = round(css.width * r.dpr)
+        let bh = round(css.height * r.dpr)
         guard let bw, let bh, bw <= Double(limits.maxDimension), bh <= Double(limits.maxDimension) else {
             let shown = bw.flatMap { w in bh.map { h in "\(Int(w))×\(Int(h))" } } ?? "beyond any size"
             throw tooLarge(shown, limits, dpr: r.dpr)
@@ -49,9 +54,11 @@ public enum Geometry {
 
     /// Scale, the no-upscale rule, output and crop or placement, for a box in device pixels.
     static func planBox(source: Size, box requested: Size, request r: ThumbRequest) throws(AspectError) -> Plan {
-        let w0 = Double(source.width), h0 = Double(source.height)
+        let w0 = Double(source.width)
+        let h0 = Double(source.height)
         var box = requested
-        var sx = Double(box.width) / w0, sy = Double(box.height) / h0
+        var sx = Double(box.width) / w0
+        var sy = Double(box.height) / h0
         var s: Double =
             switch r.mode {
             case .fit, .pad: min(sx, sy)
@@ -122,8 +129,10 @@ public enum Geometry {
 
     /// The window of `size` inside `image` that `gravity` keeps.
     static func cropWindow(in image: Size, size: Size, gravity: Gravity, focus: (Double, Double)) -> Rect {
-        let freeX = image.width - size.width, freeY = image.height - size.height
-        let x: Int, y: Int
+        let freeX = image.width - size.width
+        let freeY = image.height - size.height
+        let x: Int
+        let y: Int
         if gravity == .focus {
             x = clamp(Rounding.round(focus.0 * Double(image.width) - Double(size.width) / 2) ?? 0, 0, freeX)
             y = clamp(Rounding.round(focus.1 * Double(image.height) - Double(size.height) / 2) ?? 0, 0, freeY)

@@ -2,8 +2,10 @@
 /// digits. No signs, exponents, spaces, `nan` or `inf`, so every accepted spelling is a
 /// finite, non-negative number, and a 400-digit one is refused rather than overflowing.
 enum NumberSyntax {
-    /// Digits longer than this are out of every range anyway.
+    /// Whole parts longer than this are out of every range anyway.
     static let maxDigits = 12
+    /// Fractions longer than this carry no more precision than a Double holds.
+    static let maxFractionDigits = 20
 
     /// A non-negative integer in plain digits, or `nil`.
     static func integer(_ s: Substring) -> Int? {
@@ -19,7 +21,7 @@ enum NumberSyntax {
         else { return nil }
         if parts.count == 2 {
             let frac = parts[1]
-            guard !frac.isEmpty, frac.count <= maxDigits, frac.utf8.allSatisfy(isDigit) else {
+            guard !frac.isEmpty, frac.count <= maxFractionDigits, frac.utf8.allSatisfy(isDigit) else {
                 return nil
             }
         }

@@ -8,8 +8,10 @@ extension ThumbRequest {
     public var normalizedPairs: [(name: String, value: String)] {
         var p: [(name: String, value: String)] = [("src", src)]
         switch (width, height, ratio) {
-        case let (w?, nil, r?): p += [("w", "\(w)"), ("h", "\(max(1, Int((Double(w) / r.value).rounded(.toNearestOrAwayFromZero))))")]
-        case let (nil, h?, r?): p += [("w", "\(max(1, Int((Double(h) * r.value).rounded(.toNearestOrAwayFromZero))))"), ("h", "\(h)")]
+        case (let w?, nil, let r?):
+            p += [("w", "\(w)"), ("h", "\(max(1, Int((Double(w) / r.value).rounded(.toNearestOrAwayFromZero))))")]
+        case (nil, let h?, let r?):
+            p += [("w", "\(max(1, Int((Double(h) * r.value).rounded(.toNearestOrAwayFromZero))))"), ("h", "\(h)")]
         default:
             if let width { p.append(("w", "\(width)")) }
             if let height { p.append(("h", "\(height)")) }
@@ -46,9 +48,13 @@ extension FormatChoice {
         case .webp: .webp
         case .avif: .avif
         case .auto:
-            if let accept, AcceptHeader.accepts(accept, "image/webp") { .webp }
-            else if resultHasAlpha { .png }
-            else { .jpeg }
+            if let accept, AcceptHeader.accepts(accept, "image/webp") {
+                .webp
+            } else if resultHasAlpha {
+                .png
+            } else {
+                .jpeg
+            }
         }
     }
 }

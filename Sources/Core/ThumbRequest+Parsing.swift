@@ -115,15 +115,18 @@ extension ThumbRequest {
         return n
     }
 
-    private static func decimal(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws(AspectError) -> Double {
+    private static func decimal(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws(AspectError) -> Double
+    {
         guard let x = NumberSyntax.decimal(Substring(v)), range.contains(x) else {
             throw .badParam(
-                "\(name) must be a decimal from \(decimalString(range.lowerBound)) to \(decimalString(range.upperBound)), got \(quoted(v))")
+                "\(name) must be a decimal from \(decimalString(range.lowerBound)) to \(decimalString(range.upperBound)), got \(quoted(v))"
+            )
         }
         return x
     }
 
-    private static func choice<E: RawRepresentable & CaseIterable>(_ name: String, _ v: String, _: E.Type) throws(AspectError) -> E
+    private static func choice<E: RawRepresentable & CaseIterable>(_ name: String, _ v: String, _: E.Type)
+        throws(AspectError) -> E
     where E.RawValue == String {
         guard let e = E(rawValue: v) else {
             let allowed = E.allCases.map(\.rawValue).joined(separator: ", ")

@@ -9,13 +9,15 @@ import Testing
     struct Given: Sendable, CustomTestStringConvertible {
         let w: Int?, h: Int?, ratio: Double?
         var testDescription: String {
-            [w.map { "w=\($0)" }, h.map { "h=\($0)" }, ratio.map { "ratio=\($0)" }].compactMap { $0 }.joined(separator: "&")
+            [w.map { "w=\($0)" }, h.map { "h=\($0)" }, ratio.map { "ratio=\($0)" }].compactMap { $0 }.joined(
+                separator: "&")
         }
     }
 
     static let sources = [size(4000, 3000), size(3000, 4000), size(1000, 1000), size(1, 1), size(1, 10000)]
     static let givens: [Given] = [
-        Given(w: 300, h: 200, ratio: nil), Given(w: 300, h: nil, ratio: 4.0 / 3), Given(w: nil, h: 300, ratio: 16.0 / 9),
+        Given(w: 300, h: 200, ratio: nil), Given(w: 300, h: nil, ratio: 4.0 / 3),
+        Given(w: nil, h: 300, ratio: 16.0 / 9),
         Given(w: 300, h: nil, ratio: nil), Given(w: nil, h: 300, ratio: nil), Given(w: nil, h: nil, ratio: 1),
         Given(w: nil, h: nil, ratio: nil), Given(w: 2, h: nil, ratio: 0.001), Given(w: nil, h: 3, ratio: 1000),
         Given(w: 4096, h: 1, ratio: nil), Given(w: 1, h: 4096, ratio: nil),
@@ -25,27 +27,38 @@ import Testing
     static func r(_ x: Double) -> Int { max(1, Int(x.rounded(.toNearestOrAwayFromZero))) }
 
     /// The output size SPEC gives, or `nil` for an error 400.
-    static func oracle(_ src: Size, _ g: Given, _ mode: Mode, _ upscale: Bool, _ dpr: Double, max: Int = 4096) -> Size? {
-        let W0 = Double(src.width), H0 = Double(src.height)
-        var bw: Double, bh: Double
-        if let w = g.w, let h = g.h { (bw, bh) = (Double(w), Double(h)) }
-        else if let w = g.w, let q = g.ratio { (bw, bh) = (Double(w), Double(r(Double(w) / q))) }
-        else if let h = g.h, let q = g.ratio { (bw, bh) = (Double(r(Double(h) * q)), Double(h)) }
-        else if let w = g.w { (bw, bh) = (Double(w), Double(r(Double(w) * H0 / W0))) }
-        else if let h = g.h { (bw, bh) = (Double(r(Double(h) * W0 / H0)), Double(h)) }
-        else if let q = g.ratio { (bw, bh) = W0 / H0 > q ? (Double(r(H0 * q)), H0) : (W0, Double(r(W0 / q))) }
-        else { (bw, bh) = (W0, H0) }
+    static func oracle(_ src: Size, _ g: Given, _ mode: Mode, _ upscale: Bool, _ dpr: Double, max: Int = 4096) -> Size?
+    {
+        let srcW = Double(src.width)
+        let srcH = Double(src.height)
+        var bw: Double
+        var bh: Double
+        if let w = g.w, let h = g.h {
+            (bw, bh) = (Double(w), Double(h))
+        } else if let w = g.w, let q = g.ratio {
+            (bw, bh) = (Double(w), Double(r(Double(w) / q)))
+        } else if let h = g.h, let q = g.ratio {
+            (bw, bh) = (Double(r(Double(h) * q)), Double(h))
+        } else if let w = g.w {
+            (bw, bh) = (Double(w), Double(r(Double(w) * srcH / srcW)))
+        } else if let h = g.h {
+            (bw, bh) = (Double(r(Double(h) * srcW / srcH)), Double(h))
+        } else if let q = g.ratio {
+            (bw, bh) = srcW / srcH > q ? (Double(r(srcH * q)), srcH) : (srcW, Double(r(srcW / q)))
+        } else {
+            (bw, bh) = (srcW, srcH)
+        }
         bw = Double(r(bw * dpr))
         bh = Double(r(bh * dpr))
         if bw > Double(max) || bh > Double(max) { return nil }
-        var s = mode == .fit || mode == .pad ? min(bw / W0, bh / H0) : Swift.max(bw / W0, bh / H0)
+        var s = mode == .fit || mode == .pad ? min(bw / srcW, bh / srcH) : Swift.max(bw / srcW, bh / srcH)
         if !upscale && s > 1 {
             bw = Double(r(bw / s))
             bh = Double(r(bh / s))
             s = 1
         }
         switch mode {
-        case .fit: return size(min(r(W0 * s), Int(bw)), min(r(H0 * s), Int(bh)))
+        case .fit: return size(min(r(srcW * s), Int(bw)), min(r(srcH * s), Int(bh)))
         case .fill, .pad, .stretch: return size(Int(bw), Int(bh))
         }
     }
@@ -55,7 +68,8 @@ import Testing
         for mode in Mode.allCases {
             for upscale in [false, true] {
                 for dpr in [1.0, 2, 3] {
-                    let req = request(w: given.w, h: given.h, ratio: given.ratio, mode: mode, upscale: upscale, dpr: dpr)
+                    let req = request(
+                        w: given.w, h: given.h, ratio: given.ratio, mode: mode, upscale: upscale, dpr: dpr)
                     let expected = Self.oracle(source, given, mode, upscale, dpr)
                     let label = "\(source) \(given.testDescription) \(mode) upscale=\(upscale) dpr=\(dpr)"
                     switch planOrCode(source, req) {
@@ -75,7 +89,8 @@ import Testing
 /// SPEC's invariants, checked on any plan.
 enum Invariants {
     static func check(_ plan: Plan, _ req: ThumbRequest, label: String) {
-        let out = plan.output, src = plan.source
+        let out = plan.output
+        let src = plan.source
         #expect(out.width >= 1 && out.height >= 1, "\(label): a side below 1")
         #expect(plan.resized.width >= 1 && plan.resized.height >= 1, "\(label)")
         switch plan.mode {
@@ -87,8 +102,10 @@ enum Invariants {
             #expect(out == plan.box, "\(label)")
             if let c = plan.crop {
                 #expect(c.size == out, "\(label)")
-                #expect(c.x >= 0 && c.y >= 0 && c.x + c.width <= plan.resized.width && c.y + c.height <= plan.resized.height,
-                        "\(label): crop \(c) outside \(plan.resized)")
+                #expect(
+                    c.x >= 0 && c.y >= 0 && c.x + c.width <= plan.resized.width
+                        && c.y + c.height <= plan.resized.height,
+                    "\(label): crop \(c) outside \(plan.resized)")
             } else {
                 Issue.record("\(label): fill without a crop window")
             }
@@ -96,8 +113,9 @@ enum Invariants {
             #expect(out == plan.box, "\(label)")
             if let p = plan.placement {
                 #expect(p.size == plan.resized, "\(label)")
-                #expect(p.x >= 0 && p.y >= 0 && p.x + p.width <= out.width && p.y + p.height <= out.height,
-                        "\(label): placement \(p) outside \(out)")
+                #expect(
+                    p.x >= 0 && p.y >= 0 && p.x + p.width <= out.width && p.y + p.height <= out.height,
+                    "\(label): placement \(p) outside \(out)")
                 #expect(p.width == out.width || p.height == out.height, "\(label): padded image touches no side")
             } else {
                 Issue.record("\(label): pad without a placement")
@@ -106,8 +124,9 @@ enum Invariants {
             #expect(out == plan.box && plan.resized == out, "\(label)")
         }
         if !req.upscale {
-            #expect(plan.resized.width <= src.width && plan.resized.height <= src.height,
-                    "\(label): \(plan.resized) needs more pixels than \(src)")
+            #expect(
+                plan.resized.width <= src.width && plan.resized.height <= src.height,
+                "\(label): \(plan.resized) needs more pixels than \(src)")
             #expect(plan.scale <= 1, "\(label)")
         }
         #expect(plan.cornerRadius >= 0 && plan.cornerRadius <= Double(min(out.width, out.height)) / 2, "\(label)")

@@ -24,7 +24,9 @@ import Testing
     static func randomRequest(_ g: inout SeededRandom) -> ThumbRequest {
         var r = ThumbRequest(src: "a.jpg")
         let which = Int.random(in: 0..<8, using: &g)
-        func dim() -> Int { Bool.random(using: &g) ? Int.random(in: 1...4096, using: &g) : Int.random(in: 1...600, using: &g) }
+        func dim() -> Int {
+            Bool.random(using: &g) ? Int.random(in: 1...4096, using: &g) : Int.random(in: 1...600, using: &g)
+        }
         func ratio() -> Ratio? { Ratio(pow(10, Double.random(in: -4...4, using: &g))) }
         switch which {
         case 0: (r.width, r.height) = (dim(), dim())
@@ -37,7 +39,9 @@ import Testing
         default: (r.width, r.height, r.ratio) = (dim(), dim(), ratio())  // must be an error
         }
         r.mode = Mode.allCases.randomElement(using: &g) ?? .fit
-        r.gravity = (r.mode == .fill ? Gravity.allCases : Gravity.allCases.filter(\.isCompass)).randomElement(using: &g) ?? .center
+        r.gravity =
+            (r.mode == .fill ? Gravity.allCases : Gravity.allCases.filter(\.isCompass)).randomElement(using: &g)
+            ?? .center
         r.focusX = Double.random(in: 0...1, using: &g)
         r.focusY = Double.random(in: 0...1, using: &g)
         r.upscale = Bool.random(using: &g)
@@ -56,14 +60,15 @@ import Testing
 
     /// Whether a side of the CSS box, computed exactly, is below ½ and so is clamped to 1.
     static func cssSideRoundsToZero(_ r: ThumbRequest, _ src: Size) -> Bool {
-        let w0 = Double(src.width), h0 = Double(src.height)
+        let w0 = Double(src.width)
+        let h0 = Double(src.height)
         let derived: Double? =
             switch (r.width, r.height, r.ratio) {
-            case let (w?, nil, q?): Double(w) / q.value
-            case let (nil, h?, q?): Double(h) * q.value
-            case let (w?, nil, nil): Double(w) * h0 / w0
-            case let (nil, h?, nil): Double(h) * w0 / h0
-            case let (nil, nil, q?): w0 / h0 > q.value ? h0 * q.value : w0 / q.value
+            case (let w?, nil, let q?): Double(w) / q.value
+            case (nil, let h?, let q?): Double(h) * q.value
+            case (let w?, nil, nil): Double(w) * h0 / w0
+            case (nil, let h?, nil): Double(h) * w0 / h0
+            case (nil, nil, let q?): w0 / h0 > q.value ? h0 * q.value : w0 / q.value
             default: nil
             }
         return (derived ?? 1) < 0.5
@@ -71,20 +76,25 @@ import Testing
 
     @Test func randomRequestsKeepEveryRule() {
         var g = SeededRandom(seed: 0xA5BE_C7)
-        var planned = 0, refused = 0
+        var planned = 0
+        var refused = 0
         for i in 0..<Self.count {
             let src = Self.randomSource(&g)
             let req = Self.randomRequest(&g)
-            let limits = RequestLimits(maxDimension: Bool.random(using: &g) ? 4096 : Int.random(in: 1...65535, using: &g), maxDpr: 4)
+            let limits = RequestLimits(
+                maxDimension: Bool.random(using: &g) ? 4096 : Int.random(in: 1...65535, using: &g), maxDpr: 4)
             let label = "#\(i) \(src) \(req.canonical)"
             switch planOrCode(src, req, limits) {
             case .failure(let e):
                 refused += 1
-                let validSource = src.width >= 1 && src.height >= 1 && src.width <= 1_000_000_000_000 && src.height <= 1_000_000_000_000
+                let validSource =
+                    src.width >= 1 && src.height >= 1 && src.width <= 1_000_000_000_000
+                    && src.height <= 1_000_000_000_000
                 let allThree = req.width != nil && req.height != nil && req.ratio != nil
                 switch e.code {
                 case .unsupportedSource: #expect(!validSource, "\(label): \(e)")
-                case .badParam: #expect(validSource && (allThree || e.message.contains("limits.maxDimension")), "\(label): \(e)")
+                case .badParam:
+                    #expect(validSource && (allThree || e.message.contains("limits.maxDimension")), "\(label): \(e)")
                 case .sourceTooLarge: #expect(req.upscale && req.mode == .fill, "\(label): \(e)")
                 default: Issue.record("\(label): unexpected \(e)")
                 }
@@ -92,21 +102,24 @@ import Testing
                 planned += 1
                 #expect(req.width == nil || req.height == nil || req.ratio == nil, "\(label): all three accepted")
                 Invariants.check(plan, req, label: label)
-                #expect(plan.output.width <= limits.maxDimension && plan.output.height <= limits.maxDimension, "\(label)")
+                #expect(
+                    plan.output.width <= limits.maxDimension && plan.output.height <= limits.maxDimension, "\(label)")
                 if plan.mode != .fit {
                     let q = Self.requestedRatio(req, src)
                     if Self.cssSideRoundsToZero(req, src) {
                         // The box's short side was below half a CSS pixel and became 1:
                         // the output's short side is that one pixel times dpr, at most.
                         let short = min(plan.output.width, plan.output.height)
-                        #expect(Double(short) <= (req.dpr).rounded(.toNearestOrAwayFromZero), "\(label): \(plan.output)")
+                        #expect(
+                            Double(short) <= (req.dpr).rounded(.toNearestOrAwayFromZero), "\(label): \(plan.output)")
                     } else {
                         // Rounding the box (±½ px), applying dpr (±½ px, and the first
                         // error times dpr) and dividing by s for no-upscale (±½ px) moves
                         // each side off the exact ratio by at most 1 + dpr/2 pixels.
                         let tolerance = (1 + 0.5 * req.dpr) * (1 + q)
                         let off = abs(Double(plan.output.width) - q * Double(plan.output.height))
-                        #expect(off <= tolerance, "\(label): \(plan.output) is off the ratio \(q) by \(off) > \(tolerance)")
+                        #expect(
+                            off <= tolerance, "\(label): \(plan.output) is off the ratio \(q) by \(off) > \(tolerance)")
                     }
                 }
             }
@@ -124,7 +137,9 @@ import Testing
                     let label = "ratio \(q) \(mode) \(src)"
                     if case .success(let plan) = planOrCode(src, req) { Invariants.check(plan, req, label: label) }
                     req.upscale = true
-                    if case .success(let plan) = planOrCode(src, req) { Invariants.check(plan, req, label: label + " upscale") }
+                    if case .success(let plan) = planOrCode(src, req) {
+                        Invariants.check(plan, req, label: label + " upscale")
+                    }
                 }
             }
         }

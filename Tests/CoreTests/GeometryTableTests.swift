@@ -17,22 +17,35 @@ import Testing
         Row(name: "w, ratio", source: size(4000, 3000), w: 300, h: nil, ratio: 4.0 / 3, box: size(300, 225)),
         Row(name: "w, ratio rounds half up", source: size(10, 10), w: 3, h: nil, ratio: 2, box: size(3, 2)),
         Row(name: "h, ratio", source: size(4000, 3000), w: nil, h: 300, ratio: 16.0 / 9, box: size(533, 300)),
-        Row(name: "w alone: height follows the source", source: size(4000, 3000), w: 300, h: nil, ratio: nil, box: size(300, 225)),
+        Row(
+            name: "w alone: height follows the source", source: size(4000, 3000), w: 300, h: nil, ratio: nil,
+            box: size(300, 225)),
         Row(name: "w alone on portrait", source: size(3000, 4000), w: 300, h: nil, ratio: nil, box: size(300, 400)),
         Row(name: "h alone", source: size(4000, 3000), w: nil, h: 300, ratio: nil, box: size(400, 300)),
-        Row(name: "h alone, side below 1 becomes 1", source: size(1, 10000), w: nil, h: 100, ratio: nil, box: size(1, 100)),
-        Row(name: "ratio alone, wider source", source: size(4000, 3000), w: nil, h: nil, ratio: 1, box: size(3000, 3000)),
-        Row(name: "ratio alone, narrower source", source: size(4000, 3000), w: nil, h: nil, ratio: 16.0 / 9, box: size(4000, 2250)),
-        Row(name: "ratio alone equal to the source's", source: size(4000, 3000), w: nil, h: nil, ratio: 4.0 / 3, box: size(4000, 3000)),
+        Row(
+            name: "h alone, side below 1 becomes 1", source: size(1, 10000), w: nil, h: 100, ratio: nil,
+            box: size(1, 100)),
+        Row(
+            name: "ratio alone, wider source", source: size(4000, 3000), w: nil, h: nil, ratio: 1, box: size(3000, 3000)
+        ),
+        Row(
+            name: "ratio alone, narrower source", source: size(4000, 3000), w: nil, h: nil, ratio: 16.0 / 9,
+            box: size(4000, 2250)),
+        Row(
+            name: "ratio alone equal to the source's", source: size(4000, 3000), w: nil, h: nil, ratio: 4.0 / 3,
+            box: size(4000, 3000)),
         Row(name: "nothing", source: size(4000, 3000), w: nil, h: nil, ratio: nil, box: size(4000, 3000)),
         Row(name: "ratio 1:1000 with w", source: size(10, 10), w: 1, h: nil, ratio: 0.001, box: size(1, 1000)),
         Row(name: "ratio 1000:1 with h", source: size(10, 10), w: nil, h: 1, ratio: 1000, box: size(1000, 1)),
-        Row(name: "ratio 1000:1 with w: height clamps to 1", source: size(10, 10), w: 300, h: nil, ratio: 1000, box: size(300, 1)),
+        Row(
+            name: "ratio 1000:1 with w: height clamps to 1", source: size(10, 10), w: 300, h: nil, ratio: 1000,
+            box: size(300, 1)),
     ]
 
     @Test(arguments: rows)
     func box(_ row: Row) throws {
-        let css = try #require(Geometry.cssBox(source: row.source, width: row.w, height: row.h, ratio: row.ratio.flatMap(Ratio.init)))
+        let css = try #require(
+            Geometry.cssBox(source: row.source, width: row.w, height: row.h, ratio: row.ratio.flatMap(Ratio.init)))
         #expect(css.width == Double(row.box.width) && css.height == Double(row.box.height))
         // With upscale on and stretch, the output is the box itself.
         let r = request(w: row.w, h: row.h, ratio: row.ratio, mode: .stretch, upscale: true)
@@ -51,12 +64,15 @@ import Testing
 
     @Test(arguments: [1.0, 2, 3])
     func dprMultipliesTheBox(dpr: Double) throws {
-        let plan = try Geometry.plan(source: size(4000, 3000), request: request(w: 300, ratio: 4.0 / 3, mode: .fill, dpr: dpr), limits: defaultLimits)
+        let plan = try Geometry.plan(
+            source: size(4000, 3000), request: request(w: 300, ratio: 4.0 / 3, mode: .fill, dpr: dpr),
+            limits: defaultLimits)
         #expect(plan.output == size(Int(300 * dpr), Int(225 * dpr)))
     }
 
     @Test func dprRoundsEachSide() throws {
-        let plan = try Geometry.plan(source: size(4000, 3000), request: request(w: 101, h: 33, mode: .stretch, dpr: 1.5), limits: defaultLimits)
+        let plan = try Geometry.plan(
+            source: size(4000, 3000), request: request(w: 101, h: 33, mode: .stretch, dpr: 1.5), limits: defaultLimits)
         #expect(plan.output == size(152, 50))  // 151.5 → 152, 49.5 → 50
     }
 
@@ -93,11 +109,13 @@ import Testing
         #expect(pad.output == size(300, 300))
         #expect(pad.placement == Rect(x: 0, y: 38, width: 300, height: 225))  // 37.5 rounds away from zero
 
-        let stretch = try Geometry.plan(source: src, request: request(w: 300, h: 300, mode: .stretch), limits: defaultLimits)
+        let stretch = try Geometry.plan(
+            source: src, request: request(w: 300, h: 300, mode: .stretch), limits: defaultLimits)
         #expect(stretch.output == size(300, 300))
         #expect(stretch.scaleX == 0.075 && stretch.scaleY == 0.1)
 
-        let readme = try Geometry.plan(source: src, request: request(w: 300, ratio: 4.0 / 3, mode: .fill), limits: defaultLimits)
+        let readme = try Geometry.plan(
+            source: src, request: request(w: 300, ratio: 4.0 / 3, mode: .fill), limits: defaultLimits)
         #expect(readme.output == size(300, 225))
     }
 
@@ -116,15 +134,19 @@ import Testing
         #expect(pad.output == size(200, 200))
         #expect(pad.placement == Rect(x: 0, y: 50, width: 200, height: 100))
 
-        let stretch = try Geometry.plan(source: src, request: request(w: 400, h: 400, mode: .stretch), limits: defaultLimits)
+        let stretch = try Geometry.plan(
+            source: src, request: request(w: 400, h: 400, mode: .stretch), limits: defaultLimits)
         #expect(stretch.output == size(100, 100))
         #expect(stretch.scaleX == 0.5 && stretch.scaleY == 1)
     }
 
     @Test func upscaleOnGivesTheBox() throws {
         let src = size(200, 100)
-        for (mode, out) in [(Mode.fit, size(400, 200)), (.fill, size(400, 400)), (.pad, size(400, 400)), (.stretch, size(400, 400))] {
-            let plan = try Geometry.plan(source: src, request: request(w: 400, h: 400, mode: mode, upscale: true), limits: defaultLimits)
+        for (mode, out) in [
+            (Mode.fit, size(400, 200)), (.fill, size(400, 400)), (.pad, size(400, 400)), (.stretch, size(400, 400)),
+        ] {
+            let plan = try Geometry.plan(
+                source: src, request: request(w: 400, h: 400, mode: mode, upscale: true), limits: defaultLimits)
             #expect(plan.output == out, "\(mode)")
         }
     }
@@ -138,7 +160,9 @@ import Testing
         (.north, Rect(x: 50, y: 0, width: 300, height: 300)),
     ])
     func fillGravityPicksTheWindow(gravity: Gravity, window: Rect) throws {
-        let plan = try Geometry.plan(source: size(4000, 3000), request: request(w: 300, h: 300, mode: .fill, gravity: gravity), limits: defaultLimits)
+        let plan = try Geometry.plan(
+            source: size(4000, 3000), request: request(w: 300, h: 300, mode: .fill, gravity: gravity),
+            limits: defaultLimits)
         #expect(plan.crop == window)
     }
 
@@ -159,19 +183,26 @@ import Testing
         (.center, Rect(x: 0, y: 38, width: 300, height: 225)),
     ])
     func padGravityPlaces(gravity: Gravity, at: Rect) throws {
-        let plan = try Geometry.plan(source: size(4000, 3000), request: request(w: 300, h: 300, mode: .pad, gravity: gravity), limits: defaultLimits)
+        let plan = try Geometry.plan(
+            source: size(4000, 3000), request: request(w: 300, h: 300, mode: .pad, gravity: gravity),
+            limits: defaultLimits)
         #expect(plan.placement == at)
     }
 
     @Test func shapesRadius() throws {
         let src = size(4000, 3000)
-        let circle = try Geometry.plan(source: src, request: request(w: 300, h: 200, mode: .fill, shape: .circle), limits: defaultLimits)
+        let circle = try Geometry.plan(
+            source: src, request: request(w: 300, h: 200, mode: .fill, shape: .circle), limits: defaultLimits)
         #expect(circle.cornerRadius == 100)
-        let capsule = try Geometry.plan(source: src, request: request(w: 300, h: 201, mode: .fill, shape: .capsule), limits: defaultLimits)
+        let capsule = try Geometry.plan(
+            source: src, request: request(w: 300, h: 201, mode: .fill, shape: .capsule), limits: defaultLimits)
         #expect(capsule.cornerRadius == 100.5)
-        let rounded = try Geometry.plan(source: src, request: request(w: 300, h: 200, mode: .fill, dpr: 2, shape: .rounded), limits: defaultLimits)
+        let rounded = try Geometry.plan(
+            source: src, request: request(w: 300, h: 200, mode: .fill, dpr: 2, shape: .rounded), limits: defaultLimits)
         #expect(rounded.cornerRadius == 16)  // the default 8, times dpr 2
-        let big = try Geometry.plan(source: src, request: request(w: 300, h: 200, mode: .fill, shape: .rounded, radius: 500), limits: defaultLimits)
+        let big = try Geometry.plan(
+            source: src, request: request(w: 300, h: 200, mode: .fill, shape: .rounded, radius: 500),
+            limits: defaultLimits)
         #expect(big.cornerRadius == 100)  // never more than half the short side
         #expect(big.hasAlpha(sourceHasAlpha: false))
     }

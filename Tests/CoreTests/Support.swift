@@ -35,7 +35,8 @@ func size(_ w: Int, _ h: Int) -> Size { Size(width: w, height: h) }
 let defaultLimits = RequestLimits(maxDimension: 4096, maxDpr: 4)
 
 /// The plan, or the error's code.
-func planOrCode(_ source: Size, _ r: ThumbRequest, _ limits: RequestLimits = defaultLimits) -> Result<Plan, AspectError> {
+func planOrCode(_ source: Size, _ r: ThumbRequest, _ limits: RequestLimits = defaultLimits) -> Result<Plan, AspectError>
+{
     do throws(AspectError) {
         return .success(try Geometry.plan(source: source, request: r, limits: limits))
     } catch {

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Runs the built `aspect` executable, as a user would.
+struct Binary {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The `aspect` built beside this test bundle.
+    static var url: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aspect")
+    }
+
+    /// The repository's root (the folder of Package.swift).
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    static func run(_ args: [String], env: [String: String] = [:], cwd: URL? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = url
+        p.arguments = args
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
+        environment.merge(env) { $1 }
+        p.environment = environment
+        p.currentDirectoryURL = cwd ?? repositoryRoot
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
+    }
+}

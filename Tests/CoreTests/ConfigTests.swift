@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+@testable import Core
+
+@Suite struct ConfigTests {
+    func load(
+        file: String? = nil, path: String = "/etc/aspect/config.json", env: [String: String] = [:],
+        flags: [String: String] = [:]
+    ) throws(ConfigError) -> Config {
+        try Config.load(
+            ConfigSources(
+                filePath: file == nil ? nil : path, fileContents: file.map { Data($0.utf8) }, environment: env,
+                flags: flags, workingDirectory: "/srv/work"))
+    }
+
+    func failure(
+        file: String? = nil, env: [String: String] = [:], flags: [String: String] = [:]
+    ) -> ConfigError? {
+        do throws(ConfigError) {
+            _ = try load(file: file, env: env, flags: flags)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func defaults() throws {
+        let c = try load()
+        #expect(c.server.host == "127.0.0.1" && c.server.port == 8080)
+        #expect(c.server.workers == 0 && c.server.queueDepth == 64)
+        #expect(c.images.root == "/srv/work/samples" && c.cache.dir == "/srv/work/cache")
+        #expect(c.limits.maxDimension == 4096 && c.limits.maxDpr == 4)
+        #expect(!c.signingEnabled)
+        #expect(c.log.format == .text && c.log.level == .info)
+    }
+
+    @Test func precedenceFlagOverEnvironmentOverFileOverDefault() throws {
+        let file = #"{"server": {"port": 9001, "host": "0.0.0.0", "workers": 3}, "limits.maxDpr": 2}"#
+        let env = ["ASPECT_SERVER_PORT": "9002", "ASPECT_SERVER_WORKERS": "5"]
+        let flags = ["server.port": "9003"]
+
+        let fromFile = try load(file: file)
+        #expect(fromFile.server.port == 9001 && fromFile.server.host == "0.0.0.0" && fromFile.server.workers == 3)
+        #expect(fromFile.limits.maxDpr == 2)
+        #expect(fromFile.server.queueDepth == 64)  // not in the file: default
+
+        let fromEnv = try load(file: file, env: env)
+        #expect(fromEnv.server.port == 9002 && fromEnv.server.workers == 5 && fromEnv.server.host == "0.0.0.0")
+
+        let fromFlag = try load(file: file, env: env, flags: flags)
+        #expect(fromFlag.server.port == 9003 && fromFlag.server.workers == 5 && fromFlag.server.host == "0.0.0.0")
+
+        let envOnly = try load(env: ["ASPECT_SERVER_PORT": "9004"])
+        #expect(envOnly.server.port == 9004)
+    }
+
+    @Test func everyKeyHasItsEnvironmentVariable() throws {
+        #expect(Config.key("server.port")?.environmentName == "ASPECT_SERVER_PORT")
+        #expect(Config.key("images.root")?.environmentName == "ASPECT_IMAGES_ROOT")
+        #expect(Config.key("server.headerTimeoutMs")?.environmentName == "ASPECT_SERVER_HEADERTIMEOUTMS")
+        // Each key, set from the environment, changes what the loaded configuration says.
+        let values: [String: String] = [
+            "server.host": "::1", "server.port": "1234", "server.workers": "7", "server.queueDepth": "9",
+            "server.maxConnections": "11", "server.headerTimeoutMs": "1500", "server.idleTimeoutMs": "2500",
+            "images.root": "/img", "cache.dir": "/c", "cache.maxBytes": "2GiB", "http.maxAgeSeconds": "60",
+            "limits.maxDimension": "1000", "limits.maxDpr": "2.5", "limits.maxSourceBytes": "10MB",
+            "limits.maxSourcePixels": "1000000", "limits.processingTimeoutMs": "500",
+            "security.signingKey": "0123456789abcdef", "log.format": "json", "log.level": "debug",
+        ]
+        #expect(Set(values.keys) == Set(Config.keys.map(\.name)))
+        let env = Dictionary(
+            uniqueKeysWithValues: Config.keys.compactMap { k in values[k.name].map { (k.environmentName, $0) } })
+        let c = try load(env: env)
+        let rendered = Dictionary(uniqueKeysWithValues: c.rendered.map { ($0.key, $0.value) })
+        #expect(rendered["cache.maxBytes"] == "\(2 << 30)")
+        #expect(rendered["limits.maxSourceBytes"] == "10000000")
+        #expect(rendered["security.signingKey"] == "(set)")
+        #expect(c.security.signingKey == "0123456789abcdef")
+        for key in Config.keys
+        where !["cache.maxBytes", "limits.maxSourceBytes", "security.signingKey"].contains(key.name) {
+            #expect(rendered[key.name] == values[key.name], "\(key.name)")
+        }
+    }
+
+    @Test func relativePathsFollowTheirSource() throws {
+        let file = #"{"images": {"root": "img"}, "cache": {"dir": "./cache/"}}"#
+        let c = try load(file: file, path: "deploy/config.json")
+        #expect(c.images.root == "/srv/work/deploy/img")  // beside the file
+        #expect(c.cache.dir == "/srv/work/deploy/cache")
+        let e = try load(file: file, path: "deploy/config.json", env: ["ASPECT_IMAGES_ROOT": "other"])
+        #expect(e.images.root == "/srv/work/other")  // from the working directory
+        let abs = try load(flags: ["cache.dir": "/var/cache/aspect"])
+        #expect(abs.cache.dir == "/var/cache/aspect")
+    }
+
+    struct Bad: Sendable, CustomTestStringConvertible {
+        let key: String
+        let value: String
+        let message: String
+        var testDescription: String { "\(key)=\(value)" }
+    }
+
+    static let bad: [Bad] = [
+        Bad(key: "server.host", value: "", message: "must be a non-empty string"),
+        Bad(key: "server.port", value: "abc", message: "must be an integer from 0 to 65535, got 'abc'"),
+        Bad(key: "server.port", value: "65536", message: "must be an integer from 0 to 65535, got '65536'"),
+        Bad(key: "server.workers", value: "-1", message: "must be an integer from 0 to 256"),
+        Bad(key: "server.queueDepth", value: "0", message: "must be an integer from 1 to 100000"),
+        Bad(key: "server.maxConnections", value: "0", message: "must be an integer from 1 to 1000000"),
+        Bad(key: "server.headerTimeoutMs", value: "5", message: "must be an integer from 100 to 600000"),
+        Bad(key: "server.idleTimeoutMs", value: "1.5", message: "must be an integer from 100 to 3600000"),
+        Bad(key: "images.root", value: "", message: "must be a non-empty string"),
+        Bad(key: "cache.dir", value: "", message: "must be a non-empty string"),
+        Bad(key: "cache.maxBytes", value: "lots", message: "must be a byte count"),
+        Bad(key: "cache.maxBytes", value: "99999999999999999999GB", message: "must be a byte count"),
+        Bad(key: "http.maxAgeSeconds", value: "-3", message: "must be an integer from 0 to 1000000000"),
+        Bad(key: "limits.maxDimension", value: "0", message: "must be an integer from 1 to 65535"),
+        Bad(key: "limits.maxDpr", value: "0.5", message: "must be a number from 1 to 10"),
+        Bad(key: "limits.maxSourceBytes", value: "0", message: "must be a byte count from 1"),
+        Bad(key: "limits.maxSourcePixels", value: "x", message: "must be a byte count from 1"),
+        Bad(key: "limits.processingTimeoutMs", value: "1", message: "must be an integer from 10 to 3600000"),
+        Bad(key: "security.signingKey", value: "short", message: "at least 16 characters"),
+        Bad(key: "log.format", value: "xml", message: "must be one of text, json, got 'xml'"),
+        Bad(key: "log.level", value: "loud", message: "must be one of debug, info, warn, error, got 'loud'"),
+    ]
+
+    @Test(arguments: bad)
+    func invalidValuesNameTheKeyAndTheirSource(_ bad: Bad) throws {
+        let envName = try #require(Config.key(bad.key)).environmentName
+        let fromEnv = try #require(failure(env: [envName: bad.value]))
+        #expect(fromEnv.key == bad.key)
+        #expect(fromEnv.message.contains(bad.message), "\(fromEnv.message)")
+        #expect(fromEnv.message.contains("from \(envName)"))
+
+        let fromFlag = try #require(failure(flags: [bad.key: bad.value]))
+        #expect(fromFlag.key == bad.key && fromFlag.message.contains("from its flag"))
+
+        let json = String(decoding: try JSONEncoder().encode([bad.key: bad.value]), as: UTF8.self)
+        let fromFile = try #require(failure(file: json))
+        #expect(fromFile.key == bad.key && fromFile.message.contains("in /etc/aspect/config.json"))
+    }
+
+    @Test func fileProblems() throws {
+        #expect(failure(file: "{nope")?.message.contains("is not valid JSON") == true)
+        #expect(failure(file: "[1]")?.message.contains("must hold a JSON object") == true)
+        let unknown = try #require(failure(file: #"{"server": {"prot": 1}}"#))
+        #expect(unknown.key == "server.prot" && unknown.message.contains("is not a configuration key"))
+        let wrongType = try #require(failure(file: #"{"server": {"port": "80", "host": 5}}"#))
+        #expect(wrongType.key == "server.host" && wrongType.message.contains("got 5"))
+        #expect(failure(file: #"{"server": {"port": 8.5}}"#)?.key == "server.port")
+        #expect(failure(file: #"{"server": {"port": true}}"#)?.key == "server.port")
+        #expect(failure(file: #"{"server": {"port": null}}"#)?.message.contains("got null") == true)
+        // Typed JSON and text mean the same.
+        #expect(try load(file: #"{"server": {"port": "81"}}"#).server.port == 81)
+        #expect(try load(file: #"{"cache": {"maxBytes": "512MiB"}}"#).cache.maxBytes == 512 << 20)
+    }
+
+    @Test func unknownEnvironmentIsReported() {
+        let env = ["ASPECT_SERVER_PROT": "1", "ASPECT_SERVER_PORT": "1", "ASPECT_CONFIG": "x", "HOME": "/root"]
+        #expect(Config.unknownEnvironment(env) == ["ASPECT_SERVER_PROT"])
+    }
+
+    @Test func serveArguments() throws {
+        let a = try ServeArguments.parse([
+            "--config", "c.json", "--port=9000", "--host", "0.0.0.0", "--images", "img",
+            "--cache-dir", "/c", "--signing-key", "k", "--workers", "2",
+        ])
+        #expect(a.configPath == "c.json")
+        #expect(
+            a.overrides == [
+                "server.port": "9000", "server.host": "0.0.0.0", "images.root": "img", "cache.dir": "/c",
+                "security.signingKey": "k", "server.workers": "2",
+            ])
+        #expect(try ServeArguments.parse(["-h"]).help)
+        #expect(throws: ConfigError.self) { try ServeArguments.parse(["--prot", "1"]) }
+        #expect(throws: ConfigError.self) { try ServeArguments.parse(["--port"]) }
+        #expect(throws: ConfigError.self) { try ServeArguments.parse(["stray"]) }
+    }
+}

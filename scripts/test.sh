@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds with warnings as errors, checks the
+# formatting, and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+swift build --build-tests -Xswiftc -warnings-as-errors
+swift format lint --strict -r Sources Tests Package.swift
+swift test --skip-build
