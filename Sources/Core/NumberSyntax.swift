@@ -45,3 +45,13 @@ func decimalString(_ x: Double) -> String {
     if x == x.rounded(), abs(x) < 1e15 { return String(Int(x)) }
     return "\(x)"
 }
+
+/// The value of one hex digit (`0-9`, `a-f`, `A-F`), or `nil`.
+func hexDigitValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: c - 0x30
+    case 0x61...0x66: c - 0x61 + 10
+    case 0x41...0x46: c - 0x41 + 10
+    default: nil
+    }
+}

@@ -40,7 +40,7 @@ public struct QueryParameters: Equatable, Sendable {
             if c == UInt8(ascii: "%") {
                 let h1 = bytes.index(after: i)
                 guard h1 < bytes.endIndex, bytes.index(after: h1) < bytes.endIndex,
-                    let hi = hexValue(bytes[h1]), let lo = hexValue(bytes[bytes.index(after: h1)])
+                    let hi = hexDigitValue(bytes[h1]), let lo = hexDigitValue(bytes[bytes.index(after: h1)])
                 else {
                     throw .badParam("\(what) has a broken percent escape: '%' must be followed by two hex digits")
                 }
@@ -55,14 +55,5 @@ public struct QueryParameters: Equatable, Sendable {
             throw .badParam("\(what) is not valid UTF-8 once percent-decoded")
         }
         return s
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
     }
 }

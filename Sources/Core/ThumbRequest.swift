@@ -104,22 +104,13 @@ public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
         var bytes: [UInt8] = []
         var i = 0
         while i < digits.count {
-            guard let hi = Color.nibble(digits[i]), let lo = Color.nibble(digits[i + 1]) else {
+            guard let hi = hexDigitValue(digits[i]), let lo = hexDigitValue(digits[i + 1]) else {
                 return nil
             }
             bytes.append(hi << 4 | lo)
             i += 2
         }
         self.init(red: bytes[0], green: bytes[1], blue: bytes[2], alpha: bytes.count == 4 ? bytes[3] : 255)
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
     }
 
     public var isOpaque: Bool { alpha == 255 }
