@@ -9,6 +9,16 @@ import PackageDescription
 // and HTTP (codec and event loop). Nothing in Core depends on any of them.
 let strict: [SwiftSetting] = []
 
+// libvips' headers include GLib's, which live outside the default search path. These are
+// the two folders `pkg-config --cflags vips` names for them on Debian; written out here
+// because SwiftPM's pkg-config support warns about the `-pthread` that vips.pc adds.
+#if arch(arm64)
+let multiarch = "aarch64-linux-gnu"
+#else
+let multiarch = "x86_64-linux-gnu"
+#endif
+let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include"]
+
 let package = Package(
     name: "Aspect",
     products: [
@@ -17,7 +27,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "Core", swiftSettings: strict),
-        .executableTarget(name: "Server", dependencies: ["Core"], swiftSettings: strict),
+        .target(
+            name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
+            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
+        .target(
+            name: "Imaging", dependencies: ["Core", "CVips"],
+            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        .executableTarget(name: "Server", dependencies: ["Core", "Imaging"], swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["Core"], swiftSettings: strict),
         // Runs the built `aspect` as a subprocess.
         .testTarget(name: "CLITests", dependencies: ["Server"], swiftSettings: strict),

@@ -7,6 +7,7 @@ enum Usage {
 
         Usage:
           aspect serve [flags]    run the service (aspect serve --help for its flags)
+          aspect thumb SRC OUT    make one thumbnail (aspect thumb --help for its flags)
           aspect config [flags]   check the configuration and print every key's effective value
           aspect --help           this text
 

@@ -10,6 +10,8 @@ case nil, "-h", "--help", "help":
     status = arguments.isEmpty ? 2 : 0
 case "config":
     status = ConfigCommand.run(Array(arguments.dropFirst()))
+case "thumb":
+    status = ThumbCommand.run(Array(arguments.dropFirst()))
 case "serve":
     status = ConfigCommand.serve(Array(arguments.dropFirst()))
 case let other?:

@@ -1,0 +1,57 @@
+// Fixed-arity wrappers over the libvips calls Aspect uses. libvips' operations take
+// NULL-terminated varargs of option names and values, which Swift cannot call; each
+// function here calls one operation with the options Aspect needs, nothing more.
+// Every function returns 0 on success and -1 on failure (the text is in libvips'
+// process-wide error buffer); every VipsImage** out is a new reference the caller owns.
+#ifndef CVIPS_H
+#define CVIPS_H
+
+#include <vips/vips.h>
+
+/// Starts libvips once: operation cache off, libvips' own concurrency 1.
+int cvips_start(const char *argv0);
+
+/// Opens a file lazily: reads the header only, decodes nothing.
+int cvips_open_header(const char *path, VipsImage **out);
+
+/// The thumbnail of a file, resized to exactly width × height (size=force, so both axes
+/// are set), with shrink-on-load, EXIF autorotation and ICC import/export to sRGB.
+/// fail_on: a VipsFailOn.
+int cvips_thumbnail_force(const char *path, VipsImage **out, int width, int height, int fail_on);
+
+/// The thumbnail of an image in memory, the same way (for tests and buffers).
+int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
+                                 int fail_on);
+
+int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+/// interesting: a VipsInteresting (attention, entropy).
+int cvips_smartcrop(VipsImage *in, VipsImage **out, int width, int height, int interesting);
+/// Places in at (x, y) on a width × height canvas of the background colour (n values).
+int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height, const double *background,
+                int n);
+int cvips_flatten(VipsImage *in, VipsImage **out, const double *background, int n);
+int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
+int cvips_cast_uchar(VipsImage *in, VipsImage **out);
+int cvips_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
+/// Appends one constant band (an opaque alpha, say).
+int cvips_bandjoin_const1(VipsImage *in, VipsImage **out, double c);
+/// n bands of in, starting at band.
+int cvips_extract_band(VipsImage *in, VipsImage **out, int band, int n);
+int cvips_multiply(VipsImage *a, VipsImage *b, VipsImage **out);
+/// out = in * a + b, as uchar when uchar_out is non-zero.
+int cvips_linear1(VipsImage *in, VipsImage **out, double a, double b, int uchar_out);
+/// Rotates by a multiple of 90 degrees (a VipsAngle).
+int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
+int cvips_copy_memory(VipsImage *in, VipsImage **out);
+
+/// Encoders. *buffer is g_malloc'd: free it with g_free. strip removes all metadata.
+int cvips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip, int interlace,
+                   int optimize_coding);
+int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression, int strip);
+int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+
+/// Decodes an image in memory (any loader libvips has), lazily.
+int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail_on);
+
+#endif

@@ -1,0 +1,84 @@
+import CVips
+import Core
+
+/// The steps of the pipeline after the resize, one function each.
+enum Pipeline {
+    /// The resize must give exactly the planned size: sizes are exact, by SPEC.
+    static func exactSize(_ image: VImage, _ size: Size) throws(ImagingError) -> VImage {
+        guard image.size == size else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "processing the image failed (resize)"),
+                detail: "thumbnail gave \(image.size), planned \(size)")
+        }
+        return image
+    }
+
+    /// sRGB with 8 bits a band, alpha kept: grey, CMYK (already imported by the
+    /// thumbnail step), 16-bit and float sources all end the same way.
+    static func toSRGB(_ image: VImage) throws(ImagingError) -> VImage {
+        var out = image
+        if out.interpretation != VIPS_INTERPRETATION_sRGB {
+            out = try out.then("colourspace") { cvips_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
+        }
+        if out.bandFormat != VIPS_FORMAT_UCHAR {
+            out = try out.then("cast") { cvips_cast_uchar($0, $1) }
+        }
+        return out
+    }
+
+    /// `fill`: the crop window (or libvips' attention/entropy choice); `pad`: the image
+    /// placed on the background; `fit` and `stretch`: as resized.
+    static func cropOrPlace(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+        switch plan.mode {
+        case .fit, .stretch:
+            return image
+        case .fill:
+            let out = plan.output
+            switch plan.gravity {
+            case .smart, .entropy:
+                if image.size == out { return image }
+                let interesting = plan.gravity == .smart ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_ENTROPY
+                return try image.then("smartcrop") {
+                    cvips_smartcrop($0, $1, Int32(out.width), Int32(out.height), Int32(interesting.rawValue))
+                }
+            default:
+                guard let c = plan.crop, image.size != out else { return image }
+                return try image.then("crop") {
+                    cvips_extract_area($0, $1, Int32(c.x), Int32(c.y), Int32(c.width), Int32(c.height))
+                }
+            }
+        case .pad:
+            guard let p = plan.placement, p.size != plan.output else { return image }
+            // Bars are `bg`, else transparent where the format has alpha, else white.
+            let bg = plan.background ?? (format.hasAlpha ? .transparent : .white)
+            var source = image
+            if !source.hasAlpha, !bg.isOpaque {
+                source = try source.then("alpha") { cvips_bandjoin_const1($0, $1, 255) }
+            }
+            let values = source.hasAlpha
+                ? [Double(bg.red), Double(bg.green), Double(bg.blue), Double(bg.alpha)]
+                : [Double(bg.red), Double(bg.green), Double(bg.blue)]
+            return try source.then("embed") {
+                cvips_embed(
+                    $0, $1, Int32(p.x), Int32(p.y), Int32(plan.output.width), Int32(plan.output.height), values,
+                    Int32(values.count))
+            }
+        }
+    }
+
+    /// Clips to the shape: the image's alpha (opaque if it had none) times the
+    /// antialiased coverage mask.
+    static func clip(_ image: VImage, shape: Shape, radius: Double) throws(ImagingError) -> VImage {
+        let mask = try VImage.fromPixels(
+            ShapeMask.coverage(size: image.size, shape: shape, radius: radius), width: image.width,
+            height: image.height, bands: 1)
+        guard image.hasAlpha else {
+            return try image.then("clip") { cvips_bandjoin2($0, mask.pointer, $1) }
+        }
+        let colour = try image.then("clip") { cvips_extract_band($0, $1, 0, Int32(image.bands - 1)) }
+        let alpha = try image.then("clip") { cvips_extract_band($0, $1, Int32(image.bands - 1), 1) }
+        let product = try alpha.then("clip") { cvips_multiply($0, mask.pointer, $1) }
+        let scaled = try product.then("clip") { cvips_linear1($0, $1, 1.0 / 255, 0, 1) }
+        return try colour.then("clip") { cvips_bandjoin2($0, scaled.pointer, $1) }
+    }
+}

@@ -1,0 +1,58 @@
+import Core
+
+/// What the header of a source says, read before any pixel is decoded.
+public struct SourceInfo: Equatable, Sendable {
+    /// The size after EXIF orientation: what the geometry plans on.
+    public var size: Size
+    /// The size as stored in the file.
+    public var storedSize: Size
+    /// The EXIF orientation, 1 … 8 (1 when absent).
+    public var orientation: Int
+    public var hasAlpha: Bool
+    /// The format libvips' loader reads it as: `jpeg`, `png`, `webp`, `gif`, `heif`, `tiff`, …
+    public var format: String
+    public var bytes: Int64
+}
+
+/// The limits checked from the header, before any decode.
+public struct ImagingLimits: Equatable, Sendable {
+    public var maxSourceBytes: Int64
+    public var maxSourcePixels: Int64
+    /// The source formats that may be loaded (by `SourceInfo.format`).
+    public var formats: Set<String>
+
+    /// The formats served unless configured otherwise: the common raster formats, and
+    /// none of the loaders that can read other files or run interpreters (SVG, PDF, …).
+    public static let defaultFormats: Set<String> = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
+
+    public init(maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats) {
+        self.maxSourceBytes = maxSourceBytes
+        self.maxSourcePixels = maxSourcePixels
+        self.formats = formats
+    }
+
+    public init(_ config: Config) {
+        self.init(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels)
+    }
+}
+
+/// libvips' loader class names, by the format they read.
+enum LoaderName {
+    /// `VipsForeignLoadJpegFile` → `jpeg`; an unknown loader → its lower-cased stem.
+    static func format(of loader: String) -> String {
+        var stem = Substring(loader)
+        if stem.hasPrefix("VipsForeignLoad") { stem = stem.dropFirst("VipsForeignLoad".count) }
+        for suffix in ["File", "Buffer", "Source"] where stem.hasSuffix(suffix) {
+            stem = stem.dropLast(suffix.count)
+        }
+        switch stem.lowercased() {
+        case "jpeg": return "jpeg"
+        case "png", "spng": return "png"
+        case "webp": return "webp"
+        case "gif", "nsgif": return "gif"
+        case "heif": return "heif"
+        case "tiff": return "tiff"
+        case let other: return other
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import CVips
+import Core
+import Foundation
+
+/// The libvips pipeline: a source file and Core's plan in, encoded bytes out.
+/// A value with no state but its limits: any number of threads may use one at once.
+public struct Thumbnailer: Sendable {
+    public let limits: ImagingLimits
+
+    public init(limits: ImagingLimits) throws(ImagingError) {
+        try Vips.start()
+        self.limits = limits
+    }
+
+    /// A finished thumbnail.
+    public struct Rendered: Sendable {
+        public var bytes: [UInt8]
+        public var format: ImageFormat
+        public var plan: Plan
+    }
+
+    /// Probes, plans, resolves the format and renders: the whole job for one request.
+    public func thumbnail(path: String, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
+        throws(ImagingError) -> Rendered
+    {
+        let source = try probe(path: path)
+        let plan: Plan
+        do throws(AspectError) {
+            plan = try Geometry.plan(source: source.size, request: request, limits: requestLimits)
+        } catch {
+            throw ImagingError(.header, error)
+        }
+        let format = request.format.resolve(accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
+        let bytes = try render(path: path, plan: plan, format: format, quality: request.quality)
+        return Rendered(bytes: bytes, format: format, plan: plan)
+    }
+
+    /// Reads what the file's header says and checks the limits, decoding no pixels.
+    public func probe(path: String) throws(ImagingError) -> SourceInfo {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
+        }
+        let bytes = Int64(st.st_size)
+        guard bytes <= limits.maxSourceBytes else {
+            throw ImagingError(
+                .limits,
+                AspectError(.sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"))
+        }
+        guard let loader = vips_foreign_find_load(path) else {
+            throw ImagingError(.header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
+                               detail: Vips.takeError())
+        }
+        let format = LoaderName.format(of: String(cString: loader))
+        guard limits.formats.contains(format) else {
+            throw ImagingError(
+                .header,
+                AspectError(.unsupportedSource, "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"))
+        }
+        let header = try VImage.make(.header, AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")) {
+            cvips_open_header(path, $0)
+        }
+        let stored = header.size
+        let pixels = Int64(stored.width) * Int64(stored.height)
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(.sourceTooLarge, "the source is \(stored) = \(pixels) pixels, over limits.maxSourcePixels \(limits.maxSourcePixels)"))
+        }
+        let orientation = Int(vips_image_get_orientation(header.pointer))
+        let swap = vips_image_get_orientation_swap(header.pointer) != 0
+        return SourceInfo(
+            size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
+            orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
+            bytes: bytes)
+    }
+
+    /// Renders a plan: resize with shrink-on-load, autorotate and sRGB, then crop or
+    /// place, clip to the shape, flatten where the format has no alpha, and encode with
+    /// no metadata.
+    public func render(path: String, plan: Plan, format: ImageFormat, quality: Int?) throws(ImagingError) -> [UInt8] {
+        let resized = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
+            cvips_thumbnail_force(path, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_FAIL_ON_ERROR.rawValue))
+        }
+        var image = try Pipeline.exactSize(resized, plan.resized)
+        image = try Pipeline.toSRGB(image)
+        image = try Pipeline.cropOrPlace(image, plan, format: format)
+        if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+        if !format.hasAlpha, image.hasAlpha {
+            let bg = plan.background ?? .white
+            image = try image.then("flatten") { cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3) }
+        }
+        return try Encoder.encode(image, format: format, quality: quality)
+    }
+}

@@ -1,0 +1,96 @@
+import Core
+import Foundation
+import Imaging
+
+/// `aspect thumb SRC OUT [--w N …]`: the service's pipeline for scripts.
+enum ThumbCommand {
+    /// The flags, each a `/thumb` parameter of the same name.
+    static let parameters = ["w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape", "radius", "bg", "q"]
+
+    static let usage = """
+        Usage: aspect thumb SRC OUT [--w N] [--h N] [--ratio R] [--mode M] [--gravity G] [--fx X] [--fy Y]
+                                    [--upscale 0|1] [--dpr D] [--shape S] [--radius N] [--bg RRGGBB[AA]] [--q N]
+
+        Makes one thumbnail with the same pipeline and rules as GET /thumb. The format comes from
+        OUT's extension (.jpg, .jpeg, .png, .webp, .avif). Limits come from the configuration
+        (config.json if present, ASPECT_* variables). Exit status: 0 done, 2 bad arguments,
+        1 the source could not be made into a thumbnail.
+        """
+
+    static func run(_ args: [String]) -> Int32 {
+        if args.contains("-h") || args.contains("--help") {
+            print(usage)
+            return 0
+        }
+        var positional: [String] = []
+        var query: [(name: String, value: String)] = [("src", "source")]
+        var i = 0
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            guard arg.hasPrefix("--") else {
+                positional.append(arg)
+                continue
+            }
+            var name = String(arg.dropFirst(2))
+            var value: String
+            if let eq = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            } else {
+                guard i < args.count else { return fail(2, "--\(name) needs a value") }
+                value = args[i]
+                i += 1
+            }
+            guard parameters.contains(name) else { return fail(2, "unknown flag --\(name)\n\n\(usage)") }
+            query.append((name, value))
+        }
+        guard positional.count == 2 else { return fail(2, "give SRC and OUT\n\n\(usage)") }
+        let (src, out) = (positional[0], positional[1])
+        guard let format = ImageFormat(fileExtension: URL(fileURLWithPath: out).pathExtension) else {
+            return fail(2, "OUT must end in .jpg, .jpeg, .png, .webp or .avif, got '\(out)'")
+        }
+        query.append(("format", format.rawValue))
+
+        guard case .loaded(let config) = ConfigCommand.load([]) else { return 2 }
+        let request: ThumbRequest
+        do throws(AspectError) {
+            request = try ThumbRequest.parse(QueryParameters(pairs: query), limits: config.requestLimits)
+        } catch {
+            return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))
+        }
+        do throws(ImagingError) {
+            let thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+            let result = try thumbnailer.thumbnail(path: src, request: request, requestLimits: config.requestLimits)
+            if let problem = AtomicFile.write(result.bytes, to: out) { return fail(1, problem) }
+            return 0
+        } catch {
+            // Bad geometry for this source is the caller's to fix: a bad argument.
+            let status: Int32 = error.error.code == .badParam ? 2 : 1
+            return fail(status, "\(src): \(error.error.message)" + (error.detail.isEmpty ? "" : " (\(error.detail))"))
+        }
+    }
+
+    static func fail(_ status: Int32, _ message: String) -> Int32 {
+        Console.error("aspect thumb: \(message)")
+        return status
+    }
+}
+
+/// Writes a file whole or not at all: a temporary file beside it, then a rename.
+enum AtomicFile {
+    /// `nil` on success, else what went wrong.
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let temp = "\(dir)/.\(URL(fileURLWithPath: path).lastPathComponent).\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else {
+            return "cannot write \(path): \(String(cString: strerror(errno)))"
+        }
+        guard rename(temp, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temp)
+            return "cannot write \(path): \(why)"
+        }
+        return nil
+    }
+}
