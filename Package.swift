@@ -35,6 +35,9 @@ let package = Package(
             swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .executableTarget(name: "Server", dependencies: ["Core", "Imaging"], swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["Core"], swiftSettings: strict),
+        .testTarget(
+            name: "ImagingTests", dependencies: ["Imaging", "Core"],
+            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(name: "CLITests", dependencies: ["Server"], swiftSettings: strict),
     ],

@@ -91,6 +91,10 @@ int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, in
     return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
 }
 
+int cvips_gifsave(VipsImage *in, void **buffer, size_t *length) {
+    return vips_gifsave_buffer(in, buffer, length, NULL);
+}
+
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {
     return vips_heifsave_buffer(in, buffer, length, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                 "strip", strip ? TRUE : FALSE, NULL);

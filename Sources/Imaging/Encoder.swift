@@ -20,15 +20,7 @@ enum Encoder {
             }
         }
         guard let bytes else {
-            // A decode error in a lazily evaluated pipeline surfaces here, at the first
-            // pixel read; libvips' text tells which, and the log gets it.
-            let detail = Vips.takeError()
-            if Encoder.looksLikeDecodeFailure(detail) {
-                throw ImagingError(
-                    .decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated"),
-                    detail: detail)
-            }
-            throw ImagingError(.encode, AspectError(.internalError, "encoding the image failed"), detail: detail)
+            throw ImagingError(.encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
         }
         return bytes
     }
@@ -44,11 +36,4 @@ enum Encoder {
         _ = Vips.takeError()
         return ok
     }()
-
-    /// libvips loaders name themselves in their messages (`jpegload: …`, `VipsJpeg: …`).
-    static func looksLikeDecodeFailure(_ text: String) -> Bool {
-        let t = text.lowercased()
-        return ["load", "jpeg", "png", "gif", "webp", "heif", "tiff", "premature", "truncated", "crc", "corrupt"]
-            .contains { t.contains($0) }
-    }
 }

@@ -79,8 +79,23 @@ public struct Thumbnailer: Sendable {
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     public func render(path: String, plan: Plan, format: ImageFormat, quality: Int?) throws(ImagingError) -> [UInt8] {
-        let resized = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
+        let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this request scales the source to \(plan.resized) pixels before cropping, over "
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"))
+        }
+        let lazy = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
             cvips_thumbnail_force(path, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_FAIL_ON_ERROR.rawValue))
+        }
+        // Decode now, into memory (the resized image is small): every decode error, a
+        // truncated file included, is then this stage's, and later steps may read the
+        // pixels in any order (smartcrop does).
+        let resized = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
+            cvips_copy_memory(lazy.pointer, $0)
         }
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)

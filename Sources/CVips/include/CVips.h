@@ -49,6 +49,7 @@ int cvips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality, in
                    int optimize_coding);
 int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression, int strip);
 int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 
 /// Decodes an image in memory (any loader libvips has), lazily.

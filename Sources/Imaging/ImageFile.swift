@@ -1,0 +1,104 @@
+import CVips
+import Core
+
+/// Decoded pixels: 8-bit, `bands` bytes per pixel, row by row.
+public struct RawImage: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var bands: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, bands: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+        self.pixels = pixels
+    }
+
+    /// The bands of the pixel at (x, y).
+    public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+        let i = (y * width + x) * bands
+        return Array(pixels[i..<i + bands])
+    }
+}
+
+/// Whole-image encode and decode outside the thumbnail pipeline: for the tests' own
+/// fixtures and for checking what the service produced.
+public enum ImageFile {
+    /// The container formats that `encode` writes.
+    public enum Container: String, Sendable {
+        case jpeg, png, webp, gif, avif
+    }
+
+    /// Encodes pixels. `orientation` writes an EXIF orientation tag (JPEG), `cmyk`
+    /// converts to CMYK first (JPEG), `pageHeight` makes an animation of frames stacked
+    /// vertically (GIF, WebP); metadata is kept.
+    public static func encode(
+        _ raw: RawImage, as container: Container, quality: Int = 95, orientation: Int? = nil, cmyk: Bool = false,
+        pageHeight: Int? = nil
+    ) throws(ImagingError) -> [UInt8] {
+        try Vips.start()
+        var image = try VImage.fromPixels(raw.pixels, width: raw.width, height: raw.height, bands: raw.bands)
+        if raw.bands >= 3 {
+            image = try image.then("copy") { cvips_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
+        }
+        if cmyk { image = try image.then("cmyk") { cvips_colourspace($0, $1, VIPS_INTERPRETATION_CMYK) } }
+        if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
+        if let pageHeight { vips_image_set_int(image.pointer, "page-height", Int32(pageHeight)) }
+        let q = Int32(quality)
+        let bytes = takeBuffer { buffer, length in
+            switch container {
+            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, 0, 0, 0)
+            case .png: cvips_pngsave(image.pointer, buffer, length, 6, 0)
+            case .webp: cvips_webpsave(image.pointer, buffer, length, q, 0)
+            case .gif: cvips_gifsave(image.pointer, buffer, length)
+            case .avif: cvips_avifsave(image.pointer, buffer, length, q, 0)
+            }
+        }
+        guard let bytes else {
+            throw ImagingError(.encode, AspectError(.internalError, "encoding failed"), detail: Vips.takeError())
+        }
+        return bytes
+    }
+
+    /// Decodes any image libvips reads, as stored (no autorotation), to 8-bit sRGB with
+    /// alpha kept.
+    public static func decode(_ bytes: [UInt8]) throws(ImagingError) -> RawImage {
+        try Vips.start()
+        let loaded = try open(bytes)
+        let image = try Pipeline.toSRGB(loaded)
+        return RawImage(width: image.width, height: image.height, bands: image.bands, pixels: try image.pixels())
+    }
+
+    /// The names of the metadata fields libvips finds in an encoded image (`exif-data`,
+    /// `xmp-data`, `icc-profile-data`, …), beyond the basic header.
+    public static func metadataFields(_ bytes: [UInt8]) throws(ImagingError) -> [String] {
+        try Vips.start()
+        let image = try open(bytes)
+        guard let fields = vips_image_get_fields(image.pointer) else { return [] }
+        defer { g_strfreev(fields) }
+        var names: [String] = []
+        var i = 0
+        while let name = fields[i] {
+            names.append(String(cString: name))
+            i += 1
+        }
+        return names
+    }
+
+    /// Loads and decodes into memory while the bytes are alive: libvips reads a buffer
+    /// lazily and does not copy it.
+    private static func open(_ bytes: [UInt8]) throws(ImagingError) -> VImage {
+        let result = bytes.withUnsafeBytes { raw -> Result<VImage, ImagingError> in
+            Result { () throws(ImagingError) -> VImage in
+                let lazy = try VImage.make(.decode, AspectError(.unsupportedSource, "not an image")) {
+                    cvips_load_buffer(raw.baseAddress, raw.count, $0, Int32(VIPS_FAIL_ON_ERROR.rawValue))
+                }
+                return try VImage.make(.decode, AspectError(.unsupportedSource, "the image cannot be decoded")) {
+                    cvips_copy_memory(lazy.pointer, $0)
+                }
+            }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,74 @@
+import Core
+import Foundation
+import Imaging
+
+/// Images the tests make themselves, written to a fresh temporary folder.
+final class Fixtures: Sendable {
+    let dir: URL
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-imaging-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: dir) }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    static let red: [UInt8] = [255, 0, 0], green: [UInt8] = [0, 255, 0], blue: [UInt8] = [0, 0, 255]
+    static let yellow: [UInt8] = [255, 255, 0]
+
+    /// Four quadrants of distinct colours: top left, top right, bottom left, bottom right.
+    static func quadrants(
+        width: Int, height: Int, colours: [[UInt8]] = [red, green, blue, yellow]
+    ) -> RawImage {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let q = (y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)
+                pixels += colours[q]
+            }
+        }
+        return RawImage(width: width, height: height, bands: 3, pixels: pixels)
+    }
+
+    /// The image rotated clockwise by 90° `turns` times.
+    static func rotated(_ raw: RawImage, turns: Int) -> RawImage {
+        var image = raw
+        for _ in 0..<((turns % 4 + 4) % 4) {
+            var out = [UInt8](repeating: 0, count: image.pixels.count)
+            let (w, h, b) = (image.width, image.height, image.bands)
+            for y in 0..<h {
+                for x in 0..<w {
+                    // (x, y) goes to (h − 1 − y, x) in a w-tall, h-wide image.
+                    let dst = (x * h + (h - 1 - y)) * b
+                    let src = (y * w + x) * b
+                    for k in 0..<b { out[dst + k] = image.pixels[src + k] }
+                }
+            }
+            image = RawImage(width: h, height: w, bands: b, pixels: out)
+        }
+        return image
+    }
+}
+
+/// Whether two colours are within `tolerance` on every band (JPEG is lossy).
+func near(_ a: [UInt8], _ b: [UInt8], _ tolerance: Int = 40) -> Bool {
+    a.count >= b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
+}
+
+func request(_ query: String) throws -> ThumbRequest {
+    try ThumbRequest.parse(query: "src=x&" + query, limits: RequestLimits())
+}
+
+/// A thumbnail of the file, decoded.
+func thumb(_ path: String, _ query: String, accept: String? = nil) throws -> (RawImage, Thumbnailer.Rendered) {
+    let t = try Thumbnailer(limits: ImagingLimits())
+    let rendered = try t.thumbnail(path: path, request: try request(query), requestLimits: RequestLimits(), accept: accept)
+    return (try ImageFile.decode(rendered.bytes), rendered)
+}
