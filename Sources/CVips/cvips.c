@@ -77,6 +77,8 @@ int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     return *out ? 0 : -1;
 }
 
+int cvips_copy(VipsImage *in, VipsImage **out) { return vips_copy(in, out, NULL); }
+
 int cvips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip, int interlace,
                    int optimize_coding) {
     return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", strip ? TRUE : FALSE, "interlace",

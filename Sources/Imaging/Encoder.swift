@@ -11,6 +11,7 @@ enum Encoder {
         if format == .avif, !avifAvailable {
             throw ImagingError(.encode, unavailable)
         }
+        let image = try withoutMetadata(image)
         let bytes = takeBuffer { buffer, length in
             switch format {
             case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, 1, 1, 1)
@@ -22,7 +23,22 @@ enum Encoder {
         guard let bytes else {
             throw ImagingError(.encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
         }
-        return bytes
+        return format == .webp ? WebPContainer.strippingMetadata(bytes) : bytes
+    }
+
+    /// A copy with every metadata field removed, as well as the savers' `strip`: what
+    /// the image does not carry, no saver can write.
+    static func withoutMetadata(_ image: VImage) throws(ImagingError) -> VImage {
+        let copy = try image.then("strip") { cvips_copy($0, $1) }
+        guard let fields = vips_image_get_fields(copy.pointer) else { return copy }
+        defer { g_strfreev(fields) }
+        var i = 0
+        while let name = fields[i] {
+            // The basic header (width, bands, …) is not metadata; removing it is a no-op.
+            vips_image_remove(copy.pointer, name)
+            i += 1
+        }
+        return copy
     }
 
     static let unavailable = AspectError(

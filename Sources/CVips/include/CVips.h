@@ -43,6 +43,8 @@ int cvips_linear1(VipsImage *in, VipsImage **out, double a, double b, int uchar_
 /// Rotates by a multiple of 90 degrees (a VipsAngle).
 int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 int cvips_copy_memory(VipsImage *in, VipsImage **out);
+/// A new image header over the same pixels, so its metadata can change alone.
+int cvips_copy(VipsImage *in, VipsImage **out);
 
 /// Encoders. *buffer is g_malloc'd: free it with g_free. strip removes all metadata.
 int cvips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip, int interlace,

@@ -1,0 +1,138 @@
+import Core
+import Foundation
+import Imaging
+import Testing
+
+@Suite struct ShapeTests {
+    let fixtures: Fixtures
+    let source: String
+
+    init() throws {
+        fixtures = try Fixtures()
+        source = try fixtures.write("src.png", ImageFile.encode(Fixtures.quadrants(width: 400, height: 200), as: .png))
+    }
+
+    @Test func circleHasTransparentCornersOpaqueCentreAndASoftEdge() throws {
+        let (img, rendered) = try thumb(source, "w=100&h=100&mode=fill&shape=circle&format=png")
+        #expect(rendered.format == .png && img.bands == 4)
+        for (x, y) in [(0, 0), (99, 0), (0, 99), (99, 99), (10, 10)] { #expect(img.pixel(x, y)[3] == 0, "(\(x), \(y))") }
+        for (x, y) in [(50, 50), (25, 50), (75, 50), (50, 5), (50, 94)] { #expect(img.pixel(x, y)[3] == 255, "(\(x), \(y))") }
+        // Along the diagonal the alpha falls from 255 to 0 through values in between.
+        let diagonal = (0..<50).map { img.pixel($0, $0)[3] }
+        #expect(diagonal.contains { $0 > 0 && $0 < 255 }, "no antialiased edge: \(diagonal)")
+        #expect(zip(diagonal, diagonal.dropFirst()).allSatisfy { $0 <= $1 }, "alpha must rise towards the centre")
+        // The colours inside are the image's.
+        #expect(Array(img.pixel(30, 30).prefix(3)) == Fixtures.red)
+    }
+
+    @Test func webpKeepsTheShapesAlpha() throws {
+        let (img, rendered) = try thumb(source, "w=100&h=100&mode=fill&shape=circle&format=webp")
+        #expect(rendered.format == .webp && img.bands == 4)
+        #expect(img.pixel(0, 0)[3] == 0 && img.pixel(50, 50)[3] == 255)
+        #expect(try !ImageFile.metadataFields(rendered.bytes).contains("exif-data"))
+    }
+
+    @Test func circleOnARectangleIsCentred() throws {
+        let (img, _) = try thumb(source, "w=200&h=100&mode=fill&shape=circle&format=png")
+        #expect(img.pixel(100, 50)[3] == 255)
+        #expect(img.pixel(30, 50)[3] == 0 && img.pixel(170, 50)[3] == 0)  // beyond the 100-wide circle
+        #expect(img.pixel(55, 50)[3] == 255 && img.pixel(145, 50)[3] == 255)
+    }
+
+    @Test func capsuleAndRounded() throws {
+        let (capsule, _) = try thumb(source, "w=200&h=100&mode=fill&shape=capsule&format=png")
+        #expect(capsule.pixel(0, 0)[3] == 0 && capsule.pixel(199, 99)[3] == 0)
+        #expect(capsule.pixel(100, 0)[3] == 255 && capsule.pixel(100, 50)[3] == 255)
+        #expect(capsule.pixel(5, 50)[3] == 255)
+
+        let (rounded, _) = try thumb(source, "w=200&h=100&mode=fill&shape=rounded&radius=20&format=png")
+        #expect(rounded.pixel(0, 0)[3] == 0 && rounded.pixel(2, 2)[3] == 0)
+        #expect(rounded.pixel(20, 20)[3] == 255 && rounded.pixel(0, 50)[3] == 255 && rounded.pixel(100, 0)[3] == 255)
+        let corner = (0..<20).flatMap { y in (0..<20).map { rounded.pixel($0, y)[3] } }
+        #expect(corner.contains { $0 > 0 && $0 < 255 }, "no antialiased edge in the corner")
+    }
+
+    @Test func shapeOnASourceWithAlphaKeepsItsAlpha() throws {
+        // A source half transparent: inside the circle the alpha stays 128.
+        let raw = RawImage(width: 100, height: 100, bands: 4, pixels: Array(repeating: [10, 20, 30, 128], count: 10_000).flatMap { $0 })
+        let path = try fixtures.write("alpha.png", ImageFile.encode(raw, as: .png))
+        let (img, _) = try thumb(path, "w=100&h=100&mode=fill&shape=circle&format=png")
+        #expect(img.pixel(50, 50) == [10, 20, 30, 128])
+        #expect(img.pixel(0, 0)[3] == 0)
+    }
+
+    @Test func withoutAlphaTheCornersAreFlattenedOntoBg() throws {
+        let (white, _) = try thumb(source, "w=100&h=100&mode=fill&shape=circle&format=jpeg")
+        #expect(white.bands == 3)
+        #expect(near(white.pixel(1, 1), [255, 255, 255], 16), "\(white.pixel(1, 1))")
+        #expect(near(white.pixel(30, 30), Fixtures.red))
+        let (black, _) = try thumb(source, "w=100&h=100&mode=fill&shape=circle&format=jpeg&bg=000000")
+        #expect(near(black.pixel(1, 1), [0, 0, 0], 16), "\(black.pixel(1, 1))")
+        // auto: a shape has alpha, so PNG (or WebP when accepted).
+        #expect(try thumb(source, "w=100&h=100&mode=fill&shape=circle").1.format == .png)
+        #expect(try thumb(source, "w=100&h=100&mode=fill&shape=circle", accept: "image/webp,*/*").1.format == .webp)
+        #expect(try thumb(source, "w=100&h=100&mode=fill").1.format == .jpeg)
+    }
+}
+
+@Suite struct FormatTests {
+    let fixtures: Fixtures
+    let source: String
+
+    init() throws {
+        fixtures = try Fixtures()
+        // A JPEG carrying EXIF (the orientation tag, 1) and written without stripping.
+        source = try fixtures.write("exif.jpg", ImageFile.encode(Fixtures.quadrants(width: 400, height: 300), as: .jpeg, orientation: 1))
+    }
+
+    static func magic(_ bytes: [UInt8]) -> ImageFormat? {
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if bytes.count > 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) { return .webp }
+        if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8), bytes[8..<12].elementsEqual("avif".utf8) { return .avif }
+        return nil
+    }
+
+    @Test(arguments: ImageFormat.allCases)
+    func magicBytesMatchAndNoMetadataSurvives(format: ImageFormat) throws {
+        #expect(try ImageFile.metadataFields(ImageFile.encode(Fixtures.quadrants(width: 8, height: 8), as: .jpeg, orientation: 1)).contains("exif-data"),
+                "the fixture must carry EXIF for this test to mean anything")
+        let (img, rendered) = try thumb(source, "w=200&h=150&mode=fill&format=\(format.rawValue)")
+        #expect(Self.magic(rendered.bytes) == format)
+        #expect(img.width == 200 && img.height == 150)
+        let fields = try ImageFile.metadataFields(rendered.bytes)
+        for banned in ["exif-data", "xmp-data", "iptc-data", "orientation"] {
+            #expect(!fields.contains(banned), "\(format) output carries \(banned): \(fields)")
+        }
+        #expect(!fields.contains { $0.hasPrefix("exif-") || $0.hasPrefix("gps") }, "\(fields)")
+        let text = String(decoding: rendered.bytes, as: UTF8.self)
+        #expect(!text.contains("Exif\u{0}\u{0}") && !text.contains("x:xmpmeta"))
+    }
+
+    @Test func qualityChangesTheJpeg() throws {
+        let low = try thumb(source, "w=200&h=150&format=jpeg&q=10").1.bytes.count
+        let high = try thumb(source, "w=200&h=150&format=jpeg&q=95").1.bytes.count
+        #expect(low < high)
+    }
+
+    @Test func jpegIsProgressive() throws {
+        let bytes = try thumb(source, "w=200&h=150&format=jpeg").1.bytes
+        // SOF2 (FF C2) marks a progressive JPEG; SOF0 (FF C0) a baseline one.
+        let sof2 = zip(bytes, bytes.dropFirst()).contains { $0 == 0xFF && $1 == 0xC2 }
+        #expect(sof2)
+    }
+
+    @Test func animatedSourcesGiveTheirFirstFrame() throws {
+        // Two 100×100 frames stacked: red, then blue.
+        let red = Array(repeating: Fixtures.red, count: 100 * 100).flatMap { $0 }
+        let blue = Array(repeating: Fixtures.blue, count: 100 * 100).flatMap { $0 }
+        let frames = RawImage(width: 100, height: 200, bands: 3, pixels: red + blue)
+        for container in [ImageFile.Container.gif, .webp] {
+            let path = try fixtures.write("anim.\(container.rawValue)", ImageFile.encode(frames, as: container, pageHeight: 100))
+            let (img, rendered) = try thumb(path, "w=50&format=png")
+            #expect(rendered.plan.source == Size(width: 100, height: 100), "\(container)")
+            #expect(img.width == 50 && img.height == 50)
+            #expect(near(img.pixel(25, 40), Fixtures.red, 10), "\(container): \(img.pixel(25, 40))")
+        }
+    }
+}
