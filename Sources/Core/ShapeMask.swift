@@ -5,13 +5,16 @@ public enum ShapeMask {
     /// The mask of `shape` over an image of `size` with corner radius `radius` (as
     /// `Plan.cornerRadius`), row by row.
     public static func coverage(size: Size, shape: Shape, radius: Double) -> [UInt8] {
-        let w = Double(size.width), h = Double(size.height)
+        let w = Double(size.width)
+        let h = Double(size.height)
         // The shape's rectangle: the whole image, or for a circle the centred square.
         let side = min(w, h)
         let (rw, rh) = shape == .circle ? (side, side) : (w, h)
         let r = max(0, min(radius, min(rw, rh) / 2))
-        let cx = w / 2, cy = h / 2
-        let innerX = rw / 2 - r, innerY = rh / 2 - r
+        let cx = w / 2
+        let cy = h / 2
+        let innerX = rw / 2 - r
+        let innerY = rh / 2 - r
         var mask = [UInt8](repeating: 0, count: size.width * size.height)
         mask.withUnsafeMutableBufferPointer { out in
             for y in 0..<size.height {

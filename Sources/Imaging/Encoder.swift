@@ -21,7 +21,8 @@ enum Encoder {
             }
         }
         guard let bytes else {
-            throw ImagingError(.encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
+            throw ImagingError(
+                .encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
         }
         return format == .webp ? WebPContainer.strippingMetadata(bytes) : bytes
     }
@@ -46,7 +47,8 @@ enum Encoder {
 
     /// Whether this libvips can write AVIF: tried once, on a tiny image.
     static let avifAvailable: Bool = {
-        guard let tiny = try? VImage.fromPixels([UInt8](repeating: 128, count: 8 * 8 * 3), width: 8, height: 8, bands: 3)
+        guard
+            let tiny = try? VImage.fromPixels([UInt8](repeating: 128, count: 8 * 8 * 3), width: 8, height: 8, bands: 3)
         else { return false }
         let ok = takeBuffer { cvips_avifsave(tiny.pointer, $0, $1, 50, 1) } != nil
         _ = Vips.takeError()

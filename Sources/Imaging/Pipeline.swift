@@ -55,7 +55,8 @@ enum Pipeline {
             if !source.hasAlpha, !bg.isOpaque {
                 source = try source.then("alpha") { cvips_bandjoin_const1($0, $1, 255) }
             }
-            let values = source.hasAlpha
+            let values =
+                source.hasAlpha
                 ? [Double(bg.red), Double(bg.green), Double(bg.blue), Double(bg.alpha)]
                 : [Double(bg.red), Double(bg.green), Double(bg.blue)]
             return try source.then("embed") {

@@ -25,7 +25,9 @@ public struct ImagingLimits: Equatable, Sendable {
     /// none of the loaders that can read other files or run interpreters (SVG, PDF, …).
     public static let defaultFormats: Set<String> = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
 
-    public init(maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats) {
+    public init(
+        maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats
+    ) {
         self.maxSourceBytes = maxSourceBytes
         self.maxSourcePixels = maxSourcePixels
         self.formats = formats

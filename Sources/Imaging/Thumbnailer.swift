@@ -30,7 +30,8 @@ public struct Thumbnailer: Sendable {
         } catch {
             throw ImagingError(.header, error)
         }
-        let format = request.format.resolve(accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
+        let format = request.format.resolve(
+            accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
         let bytes = try render(path: path, plan: plan, format: format, quality: request.quality)
         return Rendered(bytes: bytes, format: format, plan: plan)
     }
@@ -39,25 +40,35 @@ public struct Thumbnailer: Sendable {
     public func probe(path: String) throws(ImagingError) -> SourceInfo {
         var st = stat()
         guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
+            throw ImagingError(
+                .open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
         }
         let bytes = Int64(st.st_size)
         guard bytes <= limits.maxSourceBytes else {
             throw ImagingError(
                 .limits,
-                AspectError(.sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"))
+                AspectError(
+                    .sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"
+                ))
         }
         guard let loader = vips_foreign_find_load(path) else {
-            throw ImagingError(.header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
-                               detail: Vips.takeError())
+            throw ImagingError(
+                .header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
+                detail: Vips.takeError())
         }
         let format = LoaderName.format(of: String(cString: loader))
         guard limits.formats.contains(format) else {
             throw ImagingError(
                 .header,
-                AspectError(.unsupportedSource, "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"))
+                AspectError(
+                    .unsupportedSource,
+                    "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"
+                ))
         }
-        let header = try VImage.make(.header, AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")) {
+        let header = try VImage.make(
+            .header,
+            AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
+        ) {
             cvips_open_header(path, $0)
         }
         let stored = header.size
@@ -65,7 +76,10 @@ public struct Thumbnailer: Sendable {
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
-                AspectError(.sourceTooLarge, "the source is \(stored) = \(pixels) pixels, over limits.maxSourcePixels \(limits.maxSourcePixels)"))
+                AspectError(
+                    .sourceTooLarge,
+                    "the source is \(stored) = \(pixels) pixels, over limits.maxSourcePixels \(limits.maxSourcePixels)")
+            )
         }
         let orientation = Int(vips_image_get_orientation(header.pointer))
         let swap = vips_image_get_orientation_swap(header.pointer) != 0
@@ -86,15 +100,21 @@ public struct Thumbnailer: Sendable {
                 AspectError(
                     .badParam,
                     "this request scales the source to \(plan.resized) pixels before cropping, over "
-                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"))
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
+                ))
         }
-        let lazy = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
-            cvips_thumbnail_force(path, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_FAIL_ON_ERROR.rawValue))
+        let lazy = try VImage.make(
+            .decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")
+        ) {
+            cvips_thumbnail_force(
+                path, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_FAIL_ON_ERROR.rawValue))
         }
         // Decode now, into memory (the resized image is small): every decode error, a
         // truncated file included, is then this stage's, and later steps may read the
         // pixels in any order (smartcrop does).
-        let resized = try VImage.make(.decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")) {
+        let resized = try VImage.make(
+            .decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")
+        ) {
             cvips_copy_memory(lazy.pointer, $0)
         }
         var image = try Pipeline.exactSize(resized, plan.resized)
@@ -103,7 +123,9 @@ public struct Thumbnailer: Sendable {
         if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
         if !format.hasAlpha, image.hasAlpha {
             let bg = plan.background ?? .white
-            image = try image.then("flatten") { cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3) }
+            image = try image.then("flatten") {
+                cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
+            }
         }
         return try Encoder.encode(image, format: format, quality: quality)
     }

@@ -36,7 +36,10 @@ final class VImage {
     }
 
     /// An operation on this image, failing as an internal processing error.
-    func then(_ what: String, _ body: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32)
+    func then(
+        _ what: String,
+        _ body: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    )
         throws(ImagingError) -> VImage
     {
         try VImage.make(.process, AspectError(.internalError, "processing the image failed (\(what))")) {
@@ -47,10 +50,12 @@ final class VImage {
     /// A new uchar image from pixels, `bands` bytes per pixel, row by row.
     static func fromPixels(_ pixels: [UInt8], width: Int, height: Int, bands: Int) throws(ImagingError) -> VImage {
         let made = pixels.withUnsafeBytes { raw in
-            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
+            vips_image_new_from_memory_copy(
+                raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
         }
         guard let made else {
-            throw ImagingError(.process, AspectError(.internalError, "making an image failed"), detail: Vips.takeError())
+            throw ImagingError(
+                .process, AspectError(.internalError, "making an image failed"), detail: Vips.takeError())
         }
         return VImage(owning: made)
     }
@@ -59,7 +64,8 @@ final class VImage {
     func pixels() throws(ImagingError) -> [UInt8] {
         var length = 0
         guard let data = vips_image_write_to_memory(pointer, &length) else {
-            throw ImagingError(.decode, AspectError(.unsupportedSource, "the image could not be decoded"), detail: Vips.takeError())
+            throw ImagingError(
+                .decode, AspectError(.unsupportedSource, "the image could not be decoded"), detail: Vips.takeError())
         }
         defer { g_free(data) }
         return Array(UnsafeRawBufferPointer(start: data, count: length))
@@ -67,7 +73,9 @@ final class VImage {
 }
 
 /// Reads a libvips-allocated buffer into bytes and frees it.
-func takeBuffer(_ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32) -> [UInt8]? {
+func takeBuffer(_ body: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32)
+    -> [UInt8]?
+{
     var buffer: UnsafeMutableRawPointer?
     var length = 0
     guard body(&buffer, &length) == 0, let buffer else { return nil }

@@ -5,7 +5,9 @@ import Imaging
 /// `aspect thumb SRC OUT [--w N …]`: the service's pipeline for scripts.
 enum ThumbCommand {
     /// The flags, each a `/thumb` parameter of the same name.
-    static let parameters = ["w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape", "radius", "bg", "q"]
+    static let parameters = [
+        "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape", "radius", "bg", "q",
+    ]
 
     static let usage = """
         Usage: aspect thumb SRC OUT [--w N] [--h N] [--ratio R] [--mode M] [--gravity G] [--fx X] [--fy Y]

@@ -10,15 +10,20 @@ import Testing
 
     init() throws {
         fixtures = try Fixtures()
-        landscape = try fixtures.write("landscape.png", ImageFile.encode(Fixtures.quadrants(width: 400, height: 200), as: .png))
-        portrait = try fixtures.write("portrait.png", ImageFile.encode(Fixtures.quadrants(width: 200, height: 400), as: .png))
+        landscape = try fixtures.write(
+            "landscape.png", ImageFile.encode(Fixtures.quadrants(width: 400, height: 200), as: .png))
+        portrait = try fixtures.write(
+            "portrait.png", ImageFile.encode(Fixtures.quadrants(width: 200, height: 400), as: .png))
     }
 
     /// The colours at the output's four quadrant centres: TL, TR, BL, BR.
     func corners(_ img: RawImage) -> [[UInt8]] {
         let (w, h) = (img.width, img.height)
-        return [img.pixel(w / 4, h / 4), img.pixel(3 * w / 4, h / 4), img.pixel(w / 4, 3 * h / 4), img.pixel(3 * w / 4, 3 * h / 4)]
-            .map { Array($0.prefix(3)) }
+        return [
+            img.pixel(w / 4, h / 4), img.pixel(3 * w / 4, h / 4), img.pixel(w / 4, 3 * h / 4),
+            img.pixel(3 * w / 4, 3 * h / 4),
+        ]
+        .map { Array($0.prefix(3)) }
     }
 
     static let r = Fixtures.red, g = Fixtures.green, b = Fixtures.blue, y = Fixtures.yellow
@@ -28,7 +33,8 @@ import Testing
         ("west", [r, r, b, b]), ("northwest", [r, r, b, b]), ("southwest", [r, r, b, b]),
         ("east", [g, g, y, y]), ("northeast", [g, g, y, y]), ("southeast", [g, g, y, y]),
         ("center", [r, g, b, y]), ("north", [r, g, b, y]), ("south", [r, g, b, y]),
-        ("focus&fx=0&fy=0.5", [r, r, b, b]), ("focus&fx=1&fy=0.5", [g, g, y, y]), ("focus&fx=0.5&fy=0.5", [r, g, b, y]),
+        ("focus&fx=0&fy=0.5", [r, r, b, b]), ("focus&fx=1&fy=0.5", [g, g, y, y]),
+        ("focus&fx=0.5&fy=0.5", [r, g, b, y]),
     ]
 
     @Test(arguments: landscapeFill)
@@ -41,7 +47,8 @@ import Testing
 
     static let portraitFill: [(String, [[UInt8]])] = [
         ("north", [r, g, r, g]), ("northeast", [r, g, r, g]), ("south", [b, y, b, y]), ("southwest", [b, y, b, y]),
-        ("center", [r, g, b, y]), ("east", [r, g, b, y]), ("focus&fy=0&fx=0.5", [r, g, r, g]), ("focus&fy=1&fx=0.5", [b, y, b, y]),
+        ("center", [r, g, b, y]), ("east", [r, g, b, y]), ("focus&fy=0&fx=0.5", [r, g, r, g]),
+        ("focus&fy=1&fx=0.5", [b, y, b, y]),
     ]
 
     @Test(arguments: portraitFill)
@@ -65,7 +72,8 @@ import Testing
                 }
             }
         }
-        let path = try fixtures.write("entropy.png", ImageFile.encode(RawImage(width: 400, height: 200, bands: 3, pixels: pixels), as: .png))
+        let path = try fixtures.write(
+            "entropy.png", ImageFile.encode(RawImage(width: 400, height: 200, bands: 3, pixels: pixels), as: .png))
         let (img, _) = try thumb(path, "w=100&h=100&mode=fill&format=png&gravity=entropy")
         #expect(img.width == 100 && img.height == 100)
         let column = (0..<100).map { Int(img.pixel(10, $0)[0]) }

@@ -15,8 +15,12 @@ import Testing
     @Test func circleHasTransparentCornersOpaqueCentreAndASoftEdge() throws {
         let (img, rendered) = try thumb(source, "w=100&h=100&mode=fill&shape=circle&format=png")
         #expect(rendered.format == .png && img.bands == 4)
-        for (x, y) in [(0, 0), (99, 0), (0, 99), (99, 99), (10, 10)] { #expect(img.pixel(x, y)[3] == 0, "(\(x), \(y))") }
-        for (x, y) in [(50, 50), (25, 50), (75, 50), (50, 5), (50, 94)] { #expect(img.pixel(x, y)[3] == 255, "(\(x), \(y))") }
+        for (x, y) in [(0, 0), (99, 0), (0, 99), (99, 99), (10, 10)] {
+            #expect(img.pixel(x, y)[3] == 0, "(\(x), \(y))")
+        }
+        for (x, y) in [(50, 50), (25, 50), (75, 50), (50, 5), (50, 94)] {
+            #expect(img.pixel(x, y)[3] == 255, "(\(x), \(y))")
+        }
         // Along the diagonal the alpha falls from 255 to 0 through values in between.
         let diagonal = (0..<50).map { img.pixel($0, $0)[3] }
         #expect(diagonal.contains { $0 > 0 && $0 < 255 }, "no antialiased edge: \(diagonal)")
@@ -54,7 +58,9 @@ import Testing
 
     @Test func shapeOnASourceWithAlphaKeepsItsAlpha() throws {
         // A source half transparent: inside the circle the alpha stays 128.
-        let raw = RawImage(width: 100, height: 100, bands: 4, pixels: Array(repeating: [10, 20, 30, 128], count: 10_000).flatMap { $0 })
+        let raw = RawImage(
+            width: 100, height: 100, bands: 4,
+            pixels: Array(repeating: [10, 20, 30, 128], count: 10_000).flatMap { $0 })
         let path = try fixtures.write("alpha.png", ImageFile.encode(raw, as: .png))
         let (img, _) = try thumb(path, "w=100&h=100&mode=fill&shape=circle&format=png")
         #expect(img.pixel(50, 50) == [10, 20, 30, 128])
@@ -82,21 +88,29 @@ import Testing
     init() throws {
         fixtures = try Fixtures()
         // A JPEG carrying EXIF (the orientation tag, 1) and written without stripping.
-        source = try fixtures.write("exif.jpg", ImageFile.encode(Fixtures.quadrants(width: 400, height: 300), as: .jpeg, orientation: 1))
+        source = try fixtures.write(
+            "exif.jpg", ImageFile.encode(Fixtures.quadrants(width: 400, height: 300), as: .jpeg, orientation: 1))
     }
 
     static func magic(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if bytes.count > 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) { return .webp }
-        if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8), bytes[8..<12].elementsEqual("avif".utf8) { return .avif }
+        if bytes.count > 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) {
+            return .webp
+        }
+        if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8), bytes[8..<12].elementsEqual("avif".utf8) {
+            return .avif
+        }
         return nil
     }
 
     @Test(arguments: ImageFormat.allCases)
     func magicBytesMatchAndNoMetadataSurvives(format: ImageFormat) throws {
-        #expect(try ImageFile.metadataFields(ImageFile.encode(Fixtures.quadrants(width: 8, height: 8), as: .jpeg, orientation: 1)).contains("exif-data"),
-                "the fixture must carry EXIF for this test to mean anything")
+        #expect(
+            try ImageFile.metadataFields(
+                ImageFile.encode(Fixtures.quadrants(width: 8, height: 8), as: .jpeg, orientation: 1)
+            ).contains("exif-data"),
+            "the fixture must carry EXIF for this test to mean anything")
         let (img, rendered) = try thumb(source, "w=200&h=150&mode=fill&format=\(format.rawValue)")
         #expect(Self.magic(rendered.bytes) == format)
         #expect(img.width == 200 && img.height == 150)
@@ -128,7 +142,8 @@ import Testing
         let blue = Array(repeating: Fixtures.blue, count: 100 * 100).flatMap { $0 }
         let frames = RawImage(width: 100, height: 200, bands: 3, pixels: red + blue)
         for container in [ImageFile.Container.gif, .webp] {
-            let path = try fixtures.write("anim.\(container.rawValue)", ImageFile.encode(frames, as: container, pageHeight: 100))
+            let path = try fixtures.write(
+                "anim.\(container.rawValue)", ImageFile.encode(frames, as: container, pageHeight: 100))
             let (img, rendered) = try thumb(path, "w=50&format=png")
             #expect(rendered.plan.source == Size(width: 100, height: 100), "\(container)")
             #expect(img.width == 50 && img.height == 50)
