@@ -34,12 +34,18 @@ let package = Package(
             name: "Imaging", dependencies: ["Core", "CVips"],
             swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .executableTarget(name: "Server", dependencies: ["Core", "Imaging"], swiftSettings: strict),
+        // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
+        .executableTarget(
+            name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
+            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core"], swiftSettings: strict),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core"],
             swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
-        .testTarget(name: "CLITests", dependencies: ["Server"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["Server", "aspect-bench", "Imaging", "Core"],
+            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]
 )

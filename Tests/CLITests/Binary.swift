@@ -8,9 +8,9 @@ struct Binary {
         let stderr: String
     }
 
-    /// The `aspect` built beside this test bundle.
-    static var url: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aspect")
+    /// An executable of this package, built beside this test bundle.
+    static func built(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// The repository's root (the folder of Package.swift).
@@ -19,9 +19,12 @@ struct Binary {
             .deletingLastPathComponent()
     }
 
-    static func run(_ args: [String], env: [String: String] = [:], cwd: URL? = nil) throws -> Result {
+    static func run(_ args: [String], env: [String: String] = [:], cwd: URL? = nil, executable: String = "aspect")
+        throws
+        -> Result
+    {
         let p = Process()
-        p.executableURL = url
+        p.executableURL = built(executable)
         p.arguments = args
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
         environment.merge(env) { $1 }

@@ -1,0 +1,89 @@
+import Foundation
+import Imaging
+import Testing
+
+/// `aspect thumb` and `aspect-bench` through the real binaries.
+@Suite struct ThumbCommandTests {
+    let dir: URL
+    let source: String
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var pixels: [UInt8] = []
+        for y in 0..<480 {
+            for x in 0..<640 { pixels += [UInt8(x % 256), UInt8(y % 256), 128] }
+        }
+        source = dir.appendingPathComponent("photo.jpg").path
+        try Data(ImageFile.encode(RawImage(width: 640, height: 480, bands: 3, pixels: pixels), as: .jpeg)).write(
+            to: URL(fileURLWithPath: source))
+    }
+
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    @Test(arguments: [
+        (["--w", "300", "--ratio", "4:3", "--mode", "fill"], "a.jpg", 300, 225),
+        (["--w=200", "--h=200", "--mode=pad", "--bg=ff0000"], "b.png", 200, 200),
+        (["--w", "100", "--h", "100", "--mode", "fill", "--shape", "circle"], "c.webp", 100, 100),
+        (["--h", "120"], "d.jpeg", 160, 120),
+    ])
+    func makesTheThumbnail(flags: [String], out: String, width: Int, height: Int) throws {
+        let r = try Binary.run(["thumb", source, path(out)] + flags)
+        #expect(r.status == 0, "\(r.stderr)")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(out))))
+        let img = try ImageFile.decode(bytes)
+        #expect(img.width == width && img.height == height)
+    }
+
+    @Test func badArgumentsExitTwo() throws {
+        let cases: [[String]] = [
+            ["thumb", source, path("x.jpg"), "--w", "abc"],
+            ["thumb", source, path("x.jpg"), "--width", "3"],
+            ["thumb", source, path("x.gif"), "--w", "3"],
+            ["thumb", source],
+            ["thumb", source, path("x.jpg"), "--w", "300", "--h", "300", "--ratio", "1"],
+            ["thumb", source, path("x.jpg"), "--w"],
+        ]
+        for args in cases {
+            let r = try Binary.run(args)
+            #expect(r.status == 2, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.hasPrefix("aspect thumb: "), "\(r.stderr)")
+        }
+        let msg = try Binary.run(["thumb", source, path("x.jpg"), "--w", "abc"]).stderr
+        #expect(msg.contains("w must be an integer from 1 to 4096, got 'abc'"))
+        #expect(!FileManager.default.fileExists(atPath: path("x.jpg")))
+    }
+
+    @Test func badSourcesExitOneAndLeaveNoFile() throws {
+        let text = path("text.jpg")
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: text))
+        let out = path("out.jpg")
+        for src in [text, path("missing.jpg")] {
+            let r = try Binary.run(["thumb", src, out, "--w", "100"])
+            #expect(r.status == 1, "\(r.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+        // An existing OUT is left as it was when the source is bad.
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: out))
+        #expect(try Binary.run(["thumb", text, out, "--w", "100"]).status == 1)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func twoThousandThumbnailsGrowRSSByLessThan20MB() throws {
+        let r = try Binary.run(
+            ["rss", source, "--iterations", "2000", "--query", "w=300&h=225&mode=fill&format=jpeg"],
+            executable: "aspect-bench")
+        #expect(r.status == 0, "\(r.stderr)")
+        var values: [String: Int] = [:]
+        for part in r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let kv = part.split(separator: "=")
+            if kv.count == 2 { values[String(kv[0])] = Int(kv[1]) }
+        }
+        let start = try #require(values["rss_start_kb"])
+        let end = try #require(values["rss_end_kb"])
+        #expect(start > 0 && values["iterations"] == 2000)
+        #expect(end - start < 20 * 1024, "RSS grew from \(start) kB to \(end) kB over 2000 thumbnails")
+    }
+}

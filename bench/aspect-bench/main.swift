@@ -1,0 +1,87 @@
+import Core
+import Foundation
+import Imaging
+
+// aspect-bench: Aspect's imaging pipeline in process, no HTTP, for BENCHMARKS.md and
+// the memory test.
+//
+//   aspect-bench throughput SOURCE [--query Q] [--iterations N] [--threads T]
+//       N thumbnails on one thread, then N spread over T threads; prints TSV:
+//       source  ms/img(1 thread)  img/s(1 thread)  img/s(T threads)  peak RSS MB
+//   aspect-bench rss SOURCE [--query Q] [--iterations N]
+//       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=…`.
+
+func option(_ name: String, _ args: [String], default value: String) -> String {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
+    return args[i + 1]
+}
+
+func statusKB(_ field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("aspect-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+guard args.count >= 2 else {
+    fail("usage: aspect-bench throughput|rss SOURCE [--query Q] [--iterations N] [--threads T]")
+}
+let (mode, source) = (args[0], args[1])
+let query = option("--query", args, default: "w=300&h=225&mode=fill&format=jpeg&q=80")
+let iterations = Int(option("--iterations", args, default: "50")) ?? 50
+let threads = Int(option("--threads", args, default: "2")) ?? 2
+
+let limits = RequestLimits()
+let thumbnailer: Thumbnailer
+let request: ThumbRequest
+do {
+    thumbnailer = try Thumbnailer(limits: ImagingLimits(maxSourceBytes: 1 << 30, maxSourcePixels: 1 << 30))
+    request = try ThumbRequest.parse(query: "src=x&" + query, limits: limits)
+} catch {
+    fail("\(error)")
+}
+
+@Sendable func one() {
+    do {
+        _ = try thumbnailer.thumbnail(path: source, request: request, requestLimits: limits)
+    } catch {
+        fail("\(source): \(error)")
+    }
+}
+
+func seconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+switch mode {
+case "throughput":
+    for _ in 0..<3 { one() }
+    let single = seconds { for _ in 0..<iterations { one() } }
+    let parallel = seconds {
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            let share = iterations / threads + (t < iterations % threads ? 1 : 0)
+            for _ in 0..<share { one() }
+        }
+    }
+    let name = URL(fileURLWithPath: source).lastPathComponent
+    print(
+        String(
+            format: "%@\t%.1f\t%.1f\t%.1f\t%.0f", name, 1000 * single / Double(iterations), Double(iterations) / single,
+            Double(iterations) / parallel, Double(statusKB("VmHWM")) / 1024))
+case "rss":
+    for _ in 0..<100 { one() }
+    let start = statusKB("VmRSS")
+    for _ in 0..<iterations { one() }
+    print("rss_start_kb=\(start) rss_end_kb=\(statusKB("VmRSS")) iterations=\(iterations)")
+default:
+    fail("unknown mode \(mode)")
+}
