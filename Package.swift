@@ -7,15 +7,13 @@ import PackageDescription
 // Later targets (their folders come with their issues): CVips (C shim over libvips'
 // varargs calls) and Imaging (owns every VipsImage), CLinux (epoll, eventfd, accept4)
 // and HTTP (codec and event loop). Nothing in Core depends on any of them.
-let strict: [SwiftSetting] = []
-
 // libvips' headers include GLib's, which live outside the default search path. These are
 // the two folders `pkg-config --cflags vips` names for them on Debian; written out here
 // because SwiftPM's pkg-config support warns about the `-pthread` that vips.pc adds.
 #if arch(arm64)
-let multiarch = "aarch64-linux-gnu"
+    let multiarch = "aarch64-linux-gnu"
 #else
-let multiarch = "x86_64-linux-gnu"
+    let multiarch = "x86_64-linux-gnu"
 #endif
 let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include"]
 
@@ -26,26 +24,26 @@ let package = Package(
         .library(name: "Core", targets: ["Core"]),
     ],
     targets: [
-        .target(name: "Core", swiftSettings: strict),
+        .target(name: "Core"),
         .target(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         .target(
             name: "Imaging", dependencies: ["Core", "CVips"],
-            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        .executableTarget(name: "Server", dependencies: ["Core", "Imaging"], swiftSettings: strict),
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        .executableTarget(name: "Server", dependencies: ["Core", "Imaging"]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
-            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        .testTarget(name: "CoreTests", dependencies: ["Core"], swiftSettings: strict),
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        .testTarget(name: "CoreTests", dependencies: ["Core"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core"],
-            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
             name: "CLITests", dependencies: ["Server", "aspect-bench", "Imaging", "Core"],
-            swiftSettings: strict + [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]
 )

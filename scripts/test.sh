@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The real photos: the team's shared folder beside the checkout, else fetched from Debian.
+[ -f ../shared/images/big.jpg ] || bash scripts/fetch-photos.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
-swift format lint --strict -r Sources Tests Package.swift
+swift format lint --strict -r Sources Tests bench Package.swift
 swift test --skip-build
