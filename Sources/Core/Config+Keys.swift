@@ -15,6 +15,12 @@ extension Config {
         .integer(
             "server.idleTimeoutMs", 100...3_600_000, "time an idle keep-alive connection stays open, in ms",
             \.server.idleTimeoutMs),
+        .integer(
+            "server.writeTimeoutMs", 100...3_600_000, "time a client may take to read more of a response, in ms",
+            \.server.writeTimeoutMs),
+        .integer(
+            "server.drainTimeoutMs", 0...3_600_000, "time in-flight requests have to finish after SIGTERM, in ms",
+            \.server.drainTimeoutMs),
         .string("images.root", "the folder src is relative to", allowEmpty: false, isPath: true, \.images.root),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
@@ -41,6 +47,7 @@ extension Config {
         },
         .choice("log.format", "access and event log format", \.log.format),
         .choice("log.level", "least severe event that is logged", \.log.level),
+        .boolean("log.access", "one line per request on stdout", \.log.access),
     ]
 
     /// The key named `name`, if there is one.

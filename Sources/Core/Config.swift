@@ -10,6 +10,8 @@ public struct Config: Equatable, Sendable {
         public var maxConnections = 1024
         public var headerTimeoutMs = 10_000
         public var idleTimeoutMs = 60_000
+        public var writeTimeoutMs = 30_000
+        public var drainTimeoutMs = 10_000
     }
 
     public struct Images: Equatable, Sendable {
@@ -59,6 +61,8 @@ public struct Config: Equatable, Sendable {
     public struct Log: Equatable, Sendable {
         public var format = LogFormat.text
         public var level = LogLevel.info
+        /// One line per request on stdout.
+        public var access = true
     }
 
     public var server = Server()

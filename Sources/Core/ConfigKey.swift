@@ -78,6 +78,20 @@ extension ConfigKey {
         }
     }
 
+    static func boolean(_ name: String, _ help: String, _ path: WritableKeyPath<Config, Bool> & Sendable) -> ConfigKey {
+        ConfigKey(name, help) { c, v, _ in
+            switch v {
+            case .bool(let b): c[keyPath: path] = b
+            case .string("true"), .string("1"): c[keyPath: path] = true
+            case .string("false"), .string("0"): c[keyPath: path] = false
+            default: return "must be true or false"
+            }
+            return nil
+        } read: {
+            "\($0[keyPath: path])"
+        }
+    }
+
     static func string(
         _ name: String, _ help: String, allowEmpty: Bool, isPath: Bool = false,
         _ path: WritableKeyPath<Config, String> & Sendable

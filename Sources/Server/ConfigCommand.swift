@@ -16,20 +16,6 @@ enum ConfigCommand {
         }
     }
 
-    /// `aspect serve`: the service comes with the server issue; until then, it checks the
-    /// configuration and says that serving is not built.
-    static func serve(_ args: [String]) -> Int32 {
-        switch load(args) {
-        case .invalid: return 2
-        case .help:
-            print(Usage.serve)
-            return 0
-        case .loaded:
-            Console.error("aspect serve: the HTTP service is not part of this build yet")
-            return 1
-        }
-    }
-
     enum Loaded {
         case loaded(Config)
         case help

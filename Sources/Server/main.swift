@@ -13,7 +13,7 @@ case "config":
 case "thumb":
     status = ThumbCommand.run(Array(arguments.dropFirst()))
 case "serve":
-    status = ConfigCommand.serve(Array(arguments.dropFirst()))
+    status = ServeCommand.run(Array(arguments.dropFirst()))
 case let other?:
     Console.error("aspect: unknown command '\(other)'\n\n\(Usage.main)")
     status = 2

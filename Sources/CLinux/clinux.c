@@ -1,0 +1,70 @@
+#define _GNU_SOURCE
+#include "CLinux.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int clinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms) {
+    struct epoll_event raw[256];
+    if (max > 256) max = 256;
+    int n = epoll_wait(epfd, raw, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        events[i].events = raw[i].events;
+        events[i].data = raw[i].data.u64;
+    }
+    return n;
+}
+
+int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int clinux_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count) {
+    return sendfile(out_fd, in_fd, offset, count);
+}
+
+static int shutdown_fd = -1;
+static volatile sig_atomic_t shutdown_signal = 0;
+
+static void on_shutdown_signal(int sig) {
+    int saved = errno;
+    shutdown_signal = sig;
+    uint64_t one = 1;
+    if (shutdown_fd >= 0) {
+        ssize_t ignored = write(shutdown_fd, &one, sizeof one);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+int clinux_install_shutdown_signals(int fd) {
+    shutdown_fd = fd;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    if (sigaction(SIGPIPE, &sa, NULL) != 0) return -1;
+    sa.sa_handler = on_shutdown_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGTERM, &sa, NULL) != 0) return -1;
+    if (sigaction(SIGINT, &sa, NULL) != 0) return -1;
+    return 0;
+}
+
+int clinux_shutdown_signal(void) { return shutdown_signal; }

@@ -1,0 +1,40 @@
+// The Linux calls Swift's Glibc module does not import, or imports awkwardly (epoll's
+// packed event struct, accept4, eventfd, sendfile), and the signal handlers, which must
+// be C: a handler may only make async-signal-safe calls.
+#ifndef CLINUX_H
+#define CLINUX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// An epoll event, unpacked (struct epoll_event is packed on x86_64).
+typedef struct {
+    uint32_t events;
+    uint64_t data;
+} clinux_event;
+
+enum {
+    CLINUX_EPOLLIN = 0x001,
+    CLINUX_EPOLLOUT = 0x004,
+    CLINUX_EPOLLERR = 0x008,
+    CLINUX_EPOLLHUP = 0x010,
+    CLINUX_EPOLLRDHUP = 0x2000,
+};
+
+int clinux_epoll_create(void);
+/// op: 1 add, 2 delete, 3 modify (EPOLL_CTL_*).
+int clinux_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms);
+
+/// A non-blocking, close-on-exec eventfd.
+int clinux_eventfd(void);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC; the peer address is not asked for.
+int clinux_accept(int fd);
+ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
+
+/// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd) and are remembered.
+int clinux_install_shutdown_signals(int fd);
+/// The last shutdown signal received, 0 if none.
+int clinux_shutdown_signal(void);
+
+#endif

@@ -1,0 +1,50 @@
+/// A parsed request: the request line and the header fields.
+public struct HTTPRequestHead: Sendable, Equatable {
+    /// As sent: `GET`, `HEAD`, … (methods are case-sensitive).
+    public var method: String
+    /// The request target as sent, still percent-encoded.
+    public var target: String
+    /// The target's path, percent-decoded (`/thumb`).
+    public var path: String
+    /// The part after `?`, still percent-encoded; empty when there is none.
+    public var query: String
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1.
+    public var minorVersion: Int
+    public var headers: HTTPHeaders
+    /// Whether the connection stays open after the response: HTTP/1.1 without
+    /// `Connection: close`. HTTP/1.0 connections always close.
+    public var keepAlive: Bool
+
+    public init(
+        method: String, target: String, path: String, query: String, minorVersion: Int, headers: HTTPHeaders,
+        keepAlive: Bool
+    ) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.query = query
+        self.minorVersion = minorVersion
+        self.headers = headers
+        self.keepAlive = keepAlive
+    }
+
+    public var isHead: Bool { method == "HEAD" }
+}
+
+/// A request that cannot be answered normally: the status, a stable code and a message,
+/// and whether the connection must close after the answer.
+public struct HTTPError: Error, Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var close: Bool
+
+    public init(_ status: Int, _ code: String, _ message: String, close: Bool = true) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.close = close
+    }
+
+    static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
+}

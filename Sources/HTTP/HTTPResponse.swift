@@ -1,0 +1,107 @@
+/// A response: status, header fields and a body. `Date`, `Server`, `Content-Length` and
+/// `Connection` are added when it is written.
+public struct HTTPResponse: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// `length` bytes of an open file from `offset`, sent by sendfile(2). The response
+        /// owns `fd`: whoever sends or drops the response closes it.
+        case file(fd: Int32, offset: Int64, length: Int64)
+
+        public var length: Int64 {
+            switch self {
+            case .bytes(let b): Int64(b.count)
+            case .file(_, _, let length): length
+            }
+        }
+    }
+
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Body
+    /// Shown in the access log (for example `cache=HIT`), never sent.
+    public var logNote: String?
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([]), logNote: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.logNote = logNote
+    }
+
+    /// A text body.
+    public static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8")
+        -> HTTPResponse
+    {
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: .bytes(Array(text.utf8)))
+    }
+
+    /// SPEC's error body: `{"error": {"status": …, "code": "…", "message": "…"}}`.
+    public static func error(_ status: Int, code: String, message: String, headers extra: HTTPHeaders = HTTPHeaders())
+        -> HTTPResponse
+    {
+        let body =
+            #"{"error": {"status": \#(status), "code": \#(JSON.string(code)), "message": \#(JSON.string(message))}}"#
+            + "\n"
+        var headers = HTTPHeaders([("Content-Type", "application/json")])
+        for f in extra.fields { headers.append(f.name, f.value) }
+        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(body.utf8)))
+    }
+
+    public static func error(_ e: HTTPError) -> HTTPResponse { error(e.status, code: e.code, message: e.message) }
+
+    /// The status line and header block, ending in the empty line.
+    public func head(date: String, keepAlive: Bool) -> [UInt8] {
+        var s = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\nDate: \(date)\r\nServer: aspect\r\n"
+        // A 304 and a 1xx carry no Content-Length of their own; 304's would describe the
+        // body a 200 would have, which this server does not know here.
+        if status != 304 { s += "Content-Length: \(body.length)\r\n" }
+        for f in headers.fields { s += "\(f.name): \(f.value)\r\n" }
+        if !keepAlive { s += "Connection: close\r\n" }
+        s += "\r\n"
+        return Array(s.utf8)
+    }
+
+    public static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 204: "No Content"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(status)"
+        }
+    }
+}
+
+/// JSON string literals, for error bodies and log lines.
+public enum JSON {
+    public static func string(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u.value == 0x7F:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

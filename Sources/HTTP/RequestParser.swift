@@ -1,0 +1,315 @@
+/// An incremental HTTP/1.1 request parser: a state machine fed bytes as they arrive, in
+/// pieces of any size, that stops after each whole request so pipelined requests are
+/// answered in order. It does no I/O.
+///
+/// RFC 9112's rules that prevent request smuggling are errors that close the connection:
+/// whitespace before a header's colon, obs-fold, NUL or CR in a value, both
+/// `Content-Length` and `Transfer-Encoding`, or several different `Content-Length`s.
+public struct RequestParser: Sendable {
+    public enum Result: Sendable, Equatable {
+        /// The bytes so far are the start of a request: feed more.
+        case needMore
+        /// A whole request, its body (if any) read and dropped.
+        case request(HTTPRequestHead)
+        /// The request cannot be parsed: answer with the error and close.
+        case failure(HTTPError)
+    }
+
+    private enum State: Sendable {
+        case requestLine
+        case headers
+        case body(remaining: Int)
+        case failed
+    }
+
+    public let limits: ParserLimits
+    private var state = State.requestLine
+    private var line: [UInt8] = []
+    private var headerBytes = 0
+    private var emptyLinesBefore = 0
+    private var requestLine: (method: String, target: String, minor: Int)?
+    private var headers = HTTPHeaders()
+    private var pending: HTTPRequestHead?
+
+    public init(limits: ParserLimits = ParserLimits()) { self.limits = limits }
+
+    /// Whether nothing of a next request has arrived yet (for idle vs header timeouts).
+    public var isIdle: Bool {
+        if case .requestLine = state { return line.isEmpty }
+        return false
+    }
+
+    /// Consumes `bytes` up to the end of one request (or an error), and says how many
+    /// bytes it took; the rest belong to the next request.
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, result: Result) {
+        var i = 0
+        while i < bytes.count {
+            switch state {
+            case .failed:
+                return (i, .failure(.badRequest("the connection is closing")))
+            case .body(let remaining):
+                let take = min(remaining, bytes.count - i)
+                i += take
+                if take == remaining {
+                    return (i, finish())
+                }
+                state = .body(remaining: remaining - take)
+            case .requestLine, .headers:
+                let c = bytes[i]
+                i += 1
+                if c != UInt8(ascii: "\n") {
+                    line.append(c)
+                    if let e = checkLineLength() { return (i, fail(e)) }
+                    continue
+                }
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                let complete = line
+                line.removeAll(keepingCapacity: true)
+                if let r = takeLine(complete) { return (i, r) }
+            }
+        }
+        return (i, .needMore)
+    }
+
+    /// Convenience for tests and small inputs.
+    public mutating func parse(_ bytes: [UInt8]) -> (consumed: Int, result: Result) {
+        bytes.withUnsafeBytes { parse($0) }
+    }
+
+    private mutating func checkLineLength() -> HTTPError? {
+        switch state {
+        case .requestLine where line.count > limits.maxTargetBytes + 32:
+            return HTTPError(414, "uri_too_long", "the request target is longer than \(limits.maxTargetBytes) bytes")
+        case .headers where headerBytes + line.count > limits.maxHeaderBytes:
+            return headersTooLarge()
+        default:
+            return nil
+        }
+    }
+
+    private func headersTooLarge() -> HTTPError {
+        HTTPError(
+            431, "headers_too_large",
+            "the request's headers are over \(limits.maxHeaderBytes) bytes or \(limits.maxHeaderCount) fields")
+    }
+
+    private mutating func fail(_ e: HTTPError) -> Result {
+        state = .failed
+        return .failure(e)
+    }
+
+    /// One line, without its line end.
+    private mutating func takeLine(_ l: [UInt8]) -> Result? {
+        switch state {
+        case .requestLine:
+            if l.isEmpty {
+                // RFC 9112 §2.2: empty lines before a request line are ignored (a few).
+                emptyLinesBefore += 1
+                return emptyLinesBefore > 8 ? fail(.badRequest("expected a request line")) : nil
+            }
+            switch RequestLine.parse(l, limits: limits) {
+            case .success(let r):
+                requestLine = r
+                state = .headers
+                return nil
+            case .failure(let e):
+                return fail(e)
+            }
+        case .headers:
+            if l.isEmpty { return endOfHead() }
+            headerBytes += l.count + 2
+            guard headers.count < limits.maxHeaderCount else { return fail(headersTooLarge()) }
+            switch FieldLine.parse(l) {
+            case .success(let (name, value)):
+                headers.append(name, value)
+                return nil
+            case .failure(let e):
+                return fail(e)
+            }
+        case .body, .failed:
+            return nil
+        }
+    }
+
+    private mutating func endOfHead() -> Result? {
+        guard let (method, target, minor) = requestLine else { return fail(.badRequest("expected a request line")) }
+        if minor == 1 {
+            guard headers.values("Host").count == 1 else {
+                return fail(.badRequest("an HTTP/1.1 request needs exactly one Host header"))
+            }
+        }
+        if !headers.values("Transfer-Encoding").isEmpty {
+            // No request body is expected here; with Content-Length too it is a classic
+            // smuggling vector. Either way: refuse and close.
+            return fail(.badRequest("Transfer-Encoding is not accepted on requests to this service"))
+        }
+        var length = 0
+        let lengths = headers.values("Content-Length").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        if !lengths.isEmpty {
+            let values = Set(lengths.map { trimmed($0) })
+            guard values.count == 1, let only = values.first, !only.isEmpty, only.count <= 18,
+                only.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(only)
+            else {
+                return fail(.badRequest("Content-Length must be one non-negative integer"))
+            }
+            length = n
+        }
+        guard length <= limits.maxBodyBytes else {
+            return fail(
+                HTTPError(413, "body_too_large", "a request body over \(limits.maxBodyBytes) bytes is not read"))
+        }
+        let parsedTarget: (path: String, query: String)
+        switch Target.parse(target) {
+        case .success(let t): parsedTarget = t
+        case .failure(let e): return fail(e)
+        }
+        let keepAlive = minor == 1 && !headers.contains("Connection", token: "close")
+        pending = HTTPRequestHead(
+            method: method, target: target, path: parsedTarget.path, query: parsedTarget.query, minorVersion: minor,
+            headers: headers, keepAlive: keepAlive)
+        if length > 0 {
+            state = .body(remaining: length)
+            return nil
+        }
+        return finish()
+    }
+
+    private mutating func finish() -> Result {
+        let head = pending
+        reset()
+        guard let head else { return fail(.badRequest("expected a request line")) }
+        return .request(head)
+    }
+
+    private mutating func reset() {
+        state = .requestLine
+        line.removeAll(keepingCapacity: true)
+        headerBytes = 0
+        emptyLinesBefore = 0
+        requestLine = nil
+        headers = HTTPHeaders()
+        pending = nil
+    }
+}
+
+/// `method SP target SP HTTP/1.x`.
+enum RequestLine {
+    static func parse(_ l: [UInt8], limits: ParserLimits) -> Swift.Result<(String, String, Int), HTTPError> {
+        let parts = l.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(Token.isTChar), !parts[1].isEmpty else {
+            return .failure(.badRequest("the request line must be METHOD TARGET HTTP/1.1"))
+        }
+        guard parts[1].count <= limits.maxTargetBytes else {
+            return .failure(
+                HTTPError(414, "uri_too_long", "the request target is longer than \(limits.maxTargetBytes) bytes"))
+        }
+        guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .failure(.badRequest("the request target has a byte that must be percent-encoded"))
+        }
+        let version = String(decoding: parts[2], as: UTF8.self)
+        let minor: Int
+        switch version {
+        case "HTTP/1.1": minor = 1
+        case "HTTP/1.0": minor = 0
+        default:
+            if version.hasPrefix("HTTP/"), version.count == 8 {
+                return .failure(HTTPError(505, "version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served"))
+            }
+            return .failure(.badRequest("the request line must end in HTTP/1.1 or HTTP/1.0"))
+        }
+        return .success((String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self), minor))
+    }
+}
+
+/// `name: value`, with RFC 9112 §5's rules.
+enum FieldLine {
+    static func parse(_ l: [UInt8]) -> Swift.Result<(String, String), HTTPError> {
+        guard let first = l.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t") else {
+            return .failure(.badRequest("obsolete line folding in headers is not accepted"))
+        }
+        guard let colon = l.firstIndex(of: UInt8(ascii: ":")) else {
+            return .failure(.badRequest("a header line has no colon"))
+        }
+        let name = l[..<colon]
+        guard !name.isEmpty, name.allSatisfy(Token.isTChar) else {
+            return .failure(.badRequest("a header name is empty or has whitespace or a separator (before its colon?)"))
+        }
+        var value = l[(colon + 1)...]
+        while let f = value.first, f == 0x20 || f == 0x09 { value = value.dropFirst() }
+        while let e = value.last, e == 0x20 || e == 0x09 { value = value.dropLast() }
+        guard !value.contains(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) else {
+            return .failure(.badRequest("a header value contains NUL or CR"))
+        }
+        return .success((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+}
+
+enum Token {
+    /// RFC 9110's tchar.
+    static func isTChar(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+}
+
+/// The request target: origin-form (`/path?query`), absolute-form
+/// (`http://host/path?query`) or `*`.
+enum Target {
+    static func parse(_ target: String) -> Swift.Result<(path: String, query: String), HTTPError> {
+        var rest = Substring(target)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        if rest == "*" { return .success(("*", "")) }
+        if !rest.hasPrefix("/") {
+            let lower = rest.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+                return .failure(.badRequest("the request target must start with '/'"))
+            }
+            let afterScheme = rest[rest.index(rest.startIndex, offsetBy: lower.hasPrefix("http://") ? 7 : 8)...]
+            rest = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
+            if rest.hasPrefix("?") { rest = "/" + rest }
+        }
+        let path: Substring
+        let query: Substring
+        if let q = rest.firstIndex(of: "?") {
+            path = rest[..<q]
+            query = rest[rest.index(after: q)...]
+        } else {
+            (path, query) = (rest, "")
+        }
+        guard let decoded = percentDecode(path), !decoded.utf8.contains(0) else {
+            return .failure(.badRequest("the request path has a broken percent escape"))
+        }
+        return .success((decoded, String(query)))
+    }
+
+    static func percentDecode(_ s: Substring) -> String? {
+        var out: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let c = it.popFirst() {
+            if c == UInt8(ascii: "%") {
+                guard let h = it.popFirst(), let l = it.popFirst(), let hv = hex(h), let lv = hex(l) else { return nil }
+                out.append(hv << 4 | lv)
+            } else {
+                out.append(c)
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTP
+
+/// A bounded pool of threads for CPU-bound work, with a queue of at most `queueDepth`
+/// waiting jobs. Finished responses are handed back to the event loop through
+/// `complete`, which must be cheap and thread-safe.
+///
+/// `@unchecked Sendable`: every mutable field is guarded by `condition`'s lock.
+final class WorkerPool: @unchecked Sendable {
+    typealias Job = @Sendable () -> HTTPResponse
+
+    private let condition = NSCondition()
+    private var waiting: [(id: UInt64, job: Job)] = []
+    private var head = 0
+    private var running = 0
+    private var stopping = false
+    private var threads: [Thread] = []
+    private let queueDepth: Int
+    private let complete: @Sendable (UInt64, HTTPResponse) -> Void
+
+    init(workers: Int, queueDepth: Int, complete: @escaping @Sendable (UInt64, HTTPResponse) -> Void) {
+        self.queueDepth = queueDepth
+        self.complete = complete
+        for i in 0..<max(1, workers) {
+            let t = Thread { [unowned self] in self.work() }
+            t.name = "aspect-worker-\(i)"
+            // libvips and the decoders want more stack than a default secondary thread has.
+            t.stackSize = 8 << 20
+            threads.append(t)
+            t.start()
+        }
+    }
+
+    /// Queues a job for connection `id`; `false` when the queue is full.
+    func submit(_ id: UInt64, _ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping, waiting.count - head < queueDepth else { return false }
+        waiting.append((id, job))
+        condition.signal()
+        return true
+    }
+
+    /// Jobs waiting for a worker.
+    var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waiting.count - head
+    }
+
+    /// Jobs being worked on.
+    var busy: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return running
+    }
+
+    /// Lets the workers finish what they have and end.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while head == waiting.count && !stopping { condition.wait() }
+            if head == waiting.count {
+                condition.unlock()
+                return
+            }
+            let (id, job) = waiting[head]
+            head += 1
+            if head > 64, head * 2 > waiting.count {
+                waiting.removeFirst(head)
+                head = 0
+            }
+            running += 1
+            condition.unlock()
+
+            let response = job()
+
+            condition.lock()
+            running -= 1
+            condition.unlock()
+            complete(id, response)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Core
+
+extension AspectError.Code {
+    /// The HTTP status of each code: the one place the mapping lives.
+    var status: Int {
+        switch self {
+        case .badParam: 400
+        case .badSignature, .forbiddenPath: 403
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .requestTimeout: 408
+        case .sourceTooLarge: 413
+        case .uriTooLong: 414
+        case .unsupportedSource: 415
+        case .headersTooLarge: 431
+        case .internalError: 500
+        case .queueFull: 503
+        case .processingTimeout: 504
+        }
+    }
+}

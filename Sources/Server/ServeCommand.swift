@@ -1,0 +1,57 @@
+import Core
+import Foundation
+import HTTPServer
+import Imaging
+
+/// `aspect serve`: loads the configuration, binds, serves until SIGTERM or SIGINT has
+/// drained, exits 0.
+enum ServeCommand {
+    static func run(_ args: [String]) -> Int32 {
+        let config: Config
+        switch ConfigCommand.load(args) {
+        case .invalid: return 2
+        case .help:
+            print(Usage.serve)
+            return 0
+        case .loaded(let c): config = c
+        }
+        let thumbnailer: Thumbnailer
+        do throws(ImagingError) {
+            thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+        } catch {
+            Console.error("aspect serve: \(error)")
+            return 1
+        }
+        let server: HTTPServer
+        do throws(SystemError) {
+            server = try HTTPServer(
+                configuration: serverConfiguration(config),
+                handler: ServiceHandler(config: config, thumbnailer: thumbnailer))
+        } catch {
+            Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")
+            return 1
+        }
+        server.installSignalHandlers()
+        Console.error(
+            "aspect serve: listening on http://\(config.server.host):\(server.port) (images \(config.images.root))")
+        server.run()
+        Console.error("aspect serve: stopped")
+        return 0
+    }
+
+    static func serverConfiguration(_ c: Config) -> ServerConfiguration {
+        var s = ServerConfiguration()
+        s.host = c.server.host
+        s.port = c.server.port
+        s.workers = c.server.workers > 0 ? c.server.workers : ProcessInfo.processInfo.activeProcessorCount
+        s.queueDepth = c.server.queueDepth
+        s.maxConnections = c.server.maxConnections
+        s.headerTimeoutMs = c.server.headerTimeoutMs
+        s.idleTimeoutMs = c.server.idleTimeoutMs
+        s.writeTimeoutMs = c.server.writeTimeoutMs
+        s.drainTimeoutMs = c.server.drainTimeoutMs
+        s.accessLog = c.log.access
+        s.logFormat = c.log.format == .json ? .json : .text
+        return s
+    }
+}
