@@ -6,6 +6,8 @@ public struct Config: Equatable, Sendable {
         public var port = 8080
         /// Threads doing image work; 0 means one per core.
         public var workers = 0
+        /// Event-loop threads owning the sockets; 0 means one per core.
+        public var eventLoops = 0
         public var queueDepth = 64
         public var maxConnections = 1024
         public var headerTimeoutMs = 10_000

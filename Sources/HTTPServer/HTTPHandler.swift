@@ -23,19 +23,21 @@ public struct RequestContext: Sendable {
 }
 
 /// Live figures of the server, readable from any thread.
-public final class ServerStats: Sendable {
+///
+/// `@unchecked Sendable`: the atomics are thread-safe; `pool` is set once, before the
+/// server runs, and WorkerPool is itself thread-safe.
+public final class ServerStats: @unchecked Sendable {
     let openConnections = Atomic<Int>(0)
-    let queued = Atomic<Int>(0)
-    let busyWorkers = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
     let refusedConnections = Atomic<Int>(0)
+    var pool: WorkerPool?
 
     public init() {}
 
     public var connections: Int { openConnections.load(ordering: .relaxed) }
     /// Jobs waiting for a worker.
-    public var queueDepth: Int { queued.load(ordering: .relaxed) }
-    public var workersBusy: Int { busyWorkers.load(ordering: .relaxed) }
+    public var queueDepth: Int { pool?.queued ?? 0 }
+    public var workersBusy: Int { pool?.busy ?? 0 }
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
     /// Connections refused for `maxConnections`.
     public var refused: Int { refusedConnections.load(ordering: .relaxed) }

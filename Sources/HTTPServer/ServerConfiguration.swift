@@ -7,6 +7,8 @@ public struct ServerConfiguration: Sendable {
 
     public var host = "127.0.0.1"
     public var port = 8080
+    /// Event-loop threads, each with its own listening socket (SO_REUSEPORT).
+    public var eventLoops = 1
     /// Threads doing the handlers' work.
     public var workers = 2
     /// Jobs that may wait for a worker before a request gets 503.

@@ -9,16 +9,22 @@ import HTTP
 final class WorkerPool: @unchecked Sendable {
     typealias Job = @Sendable () -> HTTPResponse
 
+    /// Who the answer goes back to.
+    struct Ticket: Sendable {
+        var loop: Int
+        var connection: UInt64
+    }
+
     private let condition = NSCondition()
-    private var waiting: [(id: UInt64, job: Job)] = []
+    private var waiting: [(ticket: Ticket, job: Job)] = []
     private var head = 0
     private var running = 0
     private var stopping = false
     private var threads: [Thread] = []
     private let queueDepth: Int
-    private let complete: @Sendable (UInt64, HTTPResponse) -> Void
+    private let complete: @Sendable (Ticket, HTTPResponse) -> Void
 
-    init(workers: Int, queueDepth: Int, complete: @escaping @Sendable (UInt64, HTTPResponse) -> Void) {
+    init(workers: Int, queueDepth: Int, complete: @escaping @Sendable (Ticket, HTTPResponse) -> Void) {
         self.queueDepth = queueDepth
         self.complete = complete
         for i in 0..<max(1, workers) {
@@ -31,12 +37,12 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Queues a job for connection `id`; `false` when the queue is full.
-    func submit(_ id: UInt64, _ job: @escaping Job) -> Bool {
+    /// Queues a job; `false` when the queue is full.
+    func submit(_ ticket: Ticket, _ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping, waiting.count - head < queueDepth else { return false }
-        waiting.append((id, job))
+        waiting.append((ticket, job))
         condition.signal()
         return true
     }
@@ -71,7 +77,7 @@ final class WorkerPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let (id, job) = waiting[head]
+            let (ticket, job) = waiting[head]
             head += 1
             if head > 64, head * 2 > waiting.count {
                 waiting.removeFirst(head)
@@ -85,7 +91,7 @@ final class WorkerPool: @unchecked Sendable {
             condition.lock()
             running -= 1
             condition.unlock()
-            complete(id, response)
+            complete(ticket, response)
         }
     }
 }

@@ -43,7 +43,9 @@ enum ServeCommand {
         var s = ServerConfiguration()
         s.host = c.server.host
         s.port = c.server.port
-        s.workers = c.server.workers > 0 ? c.server.workers : ProcessInfo.processInfo.activeProcessorCount
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        s.workers = c.server.workers > 0 ? c.server.workers : cores
+        s.eventLoops = c.server.eventLoops > 0 ? c.server.eventLoops : cores
         s.queueDepth = c.server.queueDepth
         s.maxConnections = c.server.maxConnections
         s.headerTimeoutMs = c.server.headerTimeoutMs
