@@ -42,6 +42,7 @@ let package = Package(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),

@@ -22,12 +22,14 @@ final class WorkerPool: @unchecked Sendable {
     private var stopping = false
     private var threads: [Thread] = []
     private let queueDepth: Int
+    private let workers: Int
     private let complete: @Sendable (Ticket, HTTPResponse) -> Void
 
     init(workers: Int, queueDepth: Int, complete: @escaping @Sendable (Ticket, HTTPResponse) -> Void) {
         self.queueDepth = queueDepth
+        self.workers = max(1, workers)
         self.complete = complete
-        for i in 0..<max(1, workers) {
+        for i in 0..<self.workers {
             let t = Thread { [unowned self] in self.work() }
             t.name = "aspect-worker-\(i)"
             // libvips and the decoders want more stack than a default secondary thread has.
@@ -37,21 +39,23 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Queues a job; `false` when the queue is full.
+    /// Queues a job; `false` when the queue is full: every worker busy or about to be,
+    /// and `queueDepth` jobs waiting besides. (A job handed over but not yet picked up by
+    /// an idle worker counts against that worker, not the queue.)
     func submit(_ ticket: Ticket, _ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !stopping, waiting.count - head < queueDepth else { return false }
+        guard !stopping, waiting.count - head < queueDepth + (workers - running) else { return false }
         waiting.append((ticket, job))
         condition.signal()
         return true
     }
 
-    /// Jobs waiting for a worker.
+    /// Jobs waiting for a worker (beyond those idle workers are about to take).
     var queued: Int {
         condition.lock()
         defer { condition.unlock() }
-        return waiting.count - head
+        return max(0, waiting.count - head - (workers - running))
     }
 
     /// Jobs being worked on.
