@@ -42,13 +42,15 @@ let package = Package(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer"]),
+        // Loopback clients and servers shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
-            name: "CLITests", dependencies: ["Server", "aspect-bench", "Imaging", "Core"],
+            name: "CLITests", dependencies: ["Server", "aspect-bench", "Imaging", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@
 #include "CLinux.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -64,7 +65,13 @@ int clinux_install_shutdown_signals(int fd) {
     sa.sa_flags = SA_RESTART;
     if (sigaction(SIGTERM, &sa, NULL) != 0) return -1;
     if (sigaction(SIGINT, &sa, NULL) != 0) return -1;
-    return 0;
+    // A parent may have left them blocked (the mask survives exec): unblock them here,
+    // before the server starts its other threads, which inherit this thread's mask.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL) == 0 ? 0 : -1;
 }
 
 int clinux_shutdown_signal(void) { return shutdown_signal; }

@@ -3,8 +3,9 @@ import Glibc
 import HTTP
 import Synchronization
 
-/// One event loop: a thread that owns its listening socket (SO_REUSEPORT: the kernel
-/// spreads new connections over the loops), its epoll instance and its connections.
+/// One event loop: a thread that owns its epoll instance and the connections it accepts
+/// from the server's listening socket (shared with EPOLLEXCLUSIVE: one loop is woken per
+/// new connection).
 /// Handlers' CPU-bound work goes to the server's shared `WorkerPool`, whose results come
 /// back to the loop that asked through its eventfd.
 ///
@@ -17,7 +18,7 @@ final class EventLoop: @unchecked Sendable {
     private let stats: ServerStats
     private let handler: any HTTPHandler
     private let epoll: Int32
-    private var listenFD: Int32
+    private let listenFD: Int32
     private let wakeFD: Int32
     /// The signal eventfd, registered with loop 0 only.
     private let signalFD: Int32?
@@ -51,16 +52,16 @@ final class EventLoop: @unchecked Sendable {
         wakeFD = sink.wakeFD
         completions = sink.completions
         let events = UInt32(CLINUX_EPOLLIN)
-        try Syscall.retrying("epoll_ctl") { clinux_epoll_ctl(epoll, 1, listenFD, events, EventLoop.listenID) }
+        try Syscall.retrying("epoll_ctl") {
+            clinux_epoll_ctl(epoll, 1, listenFD, events | UInt32(CLINUX_EPOLLEXCLUSIVE), EventLoop.listenID)
+        }
         try Syscall.retrying("epoll_ctl") { clinux_epoll_ctl(epoll, 1, wakeFD, events, EventLoop.wakeID) }
         if let signalFD {
             try Syscall.retrying("epoll_ctl") { clinux_epoll_ctl(epoll, 1, signalFD, events, EventLoop.signalID) }
         }
     }
 
-    deinit {
-        for fd in [listenFD, epoll] where fd >= 0 { Glibc.close(fd) }
-    }
+    deinit { Glibc.close(epoll) }
 
     /// Asks the loop to drain, from any thread.
     func requestShutdown() {
@@ -358,11 +359,10 @@ final class EventLoop: @unchecked Sendable {
     private func beginDrain() {
         guard !draining else { return }
         draining = true
-        stats.draining.store(true, ordering: .relaxed)
         drainDeadline = Clock.now() + UInt64(configuration.drainTimeoutMs) * 1_000_000
+        // The server has shut the listening socket down (new connections are refused);
+        // this loop stops watching it.
         _ = clinux_epoll_ctl(epoll, 2, listenFD, 0, 0)
-        Glibc.close(listenFD)
-        listenFD = -1
         // Idle keep-alive connections have nothing in flight: close them now.
         for c in Array(connections.values) where c.phase == .reading && c.parser.isIdle && c.unparsed == 0 {
             close(c)

@@ -5,7 +5,8 @@ import HTTP
 import Synchronization
 
 /// An HTTP/1.1 server on non-blocking sockets and epoll: `eventLoops` threads, each owning
-/// its sockets, and a bounded pool of workers for the handler's CPU-bound work.
+/// the connections it accepted, and a bounded pool of workers for the handler's CPU-bound
+/// work.
 ///
 /// `@unchecked Sendable`: after `init` its stored properties never change; the loops and
 /// the pool it holds are themselves thread-safe where they are shared.
@@ -19,6 +20,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var loops: [EventLoop] = []
     private let sinks: [LoopSink]
     private let signalFD: Int32
+    private let listenFD: Int32
 
     /// Binds and listens; `run()` then serves.
     public init(configuration: ServerConfiguration, handler: any HTTPHandler) throws(SystemError) {
@@ -26,12 +28,13 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         signalFD = try Syscall.retrying("eventfd") { clinux_eventfd() }
         let count = max(1, configuration.eventLoops)
-        let (first, port) = try Listener.open(host: configuration.host, port: configuration.port, reusePort: count > 1)
+        // One listening socket, in every loop's epoll with EPOLLEXCLUSIVE: the kernel wakes
+        // one loop per connection. (SO_REUSEPORT would spread them too, but would also let
+        // a second process bind the same port without an error.)
+        let (listenFD, port) = try Listener.open(host: configuration.host, port: configuration.port)
+        self.listenFD = listenFD
         self.port = port
-        var fds = [first]
-        for _ in 1..<count {
-            fds.append(try Listener.open(host: configuration.host, port: port, reusePort: true).0)
-        }
+        let fds = Array(repeating: listenFD, count: count)
         var made: [LoopSink] = []
         for _ in fds { made.append(LoopSink(wakeFD: try Syscall.retrying("eventfd") { clinux_eventfd() })) }
         let sinks = made
@@ -49,6 +52,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     deinit {
+        Glibc.close(listenFD)
         Glibc.close(signalFD)
         for s in sinks { Glibc.close(s.wakeFD) }
     }
@@ -62,7 +66,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// Starts a graceful shutdown from any thread, as SIGTERM does: every loop stops
     /// accepting, finishes what is in flight within the drain timeout, and ends.
     public func shutdown() {
-        stats.draining.store(true, ordering: .relaxed)
+        guard !stats.draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Shut down, not closed: accept(2) fails and new connections are refused at once,
+        // while the descriptor stays valid for the loops until the server is gone.
+        _ = Glibc.shutdown(listenFD, Int32(SHUT_RDWR))
         for loop in loops { loop.requestShutdown() }
     }
 

@@ -3,7 +3,7 @@ import Glibc
 /// The listening socket.
 enum Listener {
     /// A non-blocking socket bound to host:port and listening; the port it got.
-    static func open(host: String, port: Int, reusePort: Bool) throws(SystemError) -> (Int32, Int) {
+    static func open(host: String, port: Int) throws(SystemError) -> (Int32, Int) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -22,7 +22,6 @@ enum Listener {
             if fd < 0 { continue }
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size)) }
             if bind(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) != 0 || listen(fd, 1024) != 0 {
                 lastError = SystemError(call: "bind \(host):\(port)", errno: errno)
                 Glibc.close(fd)

@@ -19,6 +19,7 @@ enum {
     CLINUX_EPOLLERR = 0x008,
     CLINUX_EPOLLHUP = 0x010,
     CLINUX_EPOLLRDHUP = 0x2000,
+    CLINUX_EPOLLEXCLUSIVE = 1u << 28,
 };
 
 int clinux_epoll_create(void);

@@ -4,18 +4,18 @@ import HTTP
 import HTTPServer
 
 /// A blocking loopback client: real sockets, for the server tests.
-final class TestClient {
-    let fd: Int32
+public final class TestClient {
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    public init(port: Int, timeoutSeconds: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -36,9 +36,9 @@ final class TestClient {
 
     deinit { Glibc.close(fd) }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
@@ -60,7 +60,7 @@ final class TestClient {
     }
 
     /// Reads one response (`head` true: no body follows, as for HEAD).
-    func response(head: Bool = false) throws -> Response {
+    public func response(head: Bool = false) throws -> Response {
         let crlf2: [UInt8] = [13, 10, 13, 10]
         var end: Int?
         while end == nil {
@@ -85,8 +85,8 @@ final class TestClient {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// Whether the server closes the connection (EOF) before `seconds` pass.
-    func closedByPeer() -> Bool {
+    /// Whether the server closes the connection (EOF) within the read timeout.
+    public func closedByPeer() -> Bool {
         (try? fill()) == false
     }
 
@@ -96,17 +96,21 @@ final class TestClient {
         return nil
     }
 
-    static func get(_ path: String, host: String = "x") -> String { "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n" }
+    public static func get(_ path: String, host: String = "x") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\r\n"
+    }
 }
 
-struct TestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+public struct TestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
 
 /// A handler for the server tests: small routes with known answers.
-struct TestHandler: HTTPHandler {
-    func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
+public struct TestHandler: HTTPHandler {
+    public init() {}
+
+    public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
         guard request.method == "GET" || request.method == "HEAD" else {
             var r = HTTPResponse.error(405, code: "method_not_allowed", message: "use GET or HEAD")
             r.headers.append("Allow", "GET, HEAD")
@@ -138,11 +142,11 @@ struct TestHandler: HTTPHandler {
 }
 
 /// A server on a free loopback port, running on its own thread until `stop()`.
-final class RunningServer: Sendable {
-    let server: HTTPServer
+public final class RunningServer: Sendable {
+    public let server: HTTPServer
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    public init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var c = ServerConfiguration()
         c.port = 0
         c.accessLog = false
@@ -156,11 +160,11 @@ final class RunningServer: Sendable {
         }.start()
     }
 
-    var port: Int { server.port }
+    public var port: Int { server.port }
 
     /// Drains and waits for `run()` to return; false if it did not in `seconds`.
     @discardableResult
-    func stop(seconds: Int = 15) -> Bool {
+    public func stop(seconds: Int = 15) -> Bool {
         server.shutdown()
         return done.wait(timeout: .now() + .seconds(seconds)) == .success
     }

@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+
+/// `aspect serve` as a subprocess on a free port, in a folder of its own.
+final class ServeProcess {
+    let process = Process()
+    let port: Int
+    let dir: URL
+    private let stderrPipe = Pipe()
+    private let stdoutPipe = Pipe()
+
+    /// Starts the binary in `dir` (created if missing) with `env` and `args`, and waits for
+    /// the line saying where it listens.
+    init(dir: URL, env: [String: String] = [:], args: [String] = []) throws {
+        self.dir = dir
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        process.executableURL = Binary.built("aspect")
+        process.arguments = ["serve", "--port", "0"] + args
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
+        environment.merge(env) { $1 }
+        process.environment = environment
+        process.currentDirectoryURL = dir
+        process.standardError = stderrPipe
+        process.standardOutput = stdoutPipe
+        try process.run()
+        var seen = ""
+        let handle = stderrPipe.fileHandleForReading
+        let deadline = Date().addingTimeInterval(20)
+        var found: Int?
+        while found == nil, Date() < deadline {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+            if let r = seen.range(of: #"listening on http://[^:]+:(\d+)"#, options: .regularExpression) {
+                found = Int(seen[r].split(separator: ":").last ?? "")
+            }
+        }
+        guard let found else {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestError("aspect serve did not start: \(seen)")
+        }
+        port = found
+    }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the exit; its status, or nil if it did not exit within `seconds`.
+    func wait(seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    deinit {
+        // SIGKILL: a test that failed must not leave a server behind, whatever its state.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
