@@ -5,6 +5,9 @@ extension Config {
         .integer("server.port", 0...65535, "TCP port to listen on (0: any free port, printed at start)", \.server.port),
         .integer("server.workers", 0...256, "threads doing image work (0: one per core)", \.server.workers),
         .integer(
+            "server.eventLoops", 0...64, "event-loop threads owning the sockets (0: one per core)",
+            \.server.eventLoops),
+        .integer(
             "server.queueDepth", 1...100_000, "image jobs that may wait before a request gets 503", \.server.queueDepth),
         .integer(
             "server.maxConnections", 1...1_000_000, "open connections before new ones are refused",

@@ -20,7 +20,6 @@ final class WorkerPool: @unchecked Sendable {
     private var head = 0
     private var running = 0
     private var stopping = false
-    private var threads: [Thread] = []
     private let queueDepth: Int
     private let workers: Int
     private let complete: @Sendable (Ticket, HTTPResponse) -> Void
@@ -30,11 +29,12 @@ final class WorkerPool: @unchecked Sendable {
         self.workers = max(1, workers)
         self.complete = complete
         for i in 0..<self.workers {
-            let t = Thread { [unowned self] in self.work() }
+            // Each thread holds the pool until it ends, so a pool dropped after `stop()`
+            // lives until its last worker has left `work()`.
+            let t = Thread { self.work() }
             t.name = "aspect-worker-\(i)"
             // libvips and the decoders want more stack than a default secondary thread has.
             t.stackSize = 8 << 20
-            threads.append(t)
             t.start()
         }
     }

@@ -63,6 +63,8 @@ import Testing
         let values: [String: String] = [
             "server.host": "::1", "server.port": "1234", "server.workers": "7", "server.queueDepth": "9",
             "server.maxConnections": "11", "server.headerTimeoutMs": "1500", "server.idleTimeoutMs": "2500",
+            "server.writeTimeoutMs": "3500", "server.drainTimeoutMs": "4500", "server.eventLoops": "3",
+            "log.access": "false",
             "images.root": "/img", "cache.dir": "/c", "cache.maxBytes": "2GiB", "http.maxAgeSeconds": "60",
             "limits.maxDimension": "1000", "limits.maxDpr": "2.5", "limits.maxSourceBytes": "10MB",
             "limits.maxSourcePixels": "1000000", "limits.processingTimeoutMs": "500",
@@ -123,6 +125,10 @@ import Testing
         Bad(key: "security.signingKey", value: "short", message: "at least 16 characters"),
         Bad(key: "log.format", value: "xml", message: "must be one of text, json, got 'xml'"),
         Bad(key: "log.level", value: "loud", message: "must be one of debug, info, warn, error, got 'loud'"),
+        Bad(key: "log.access", value: "maybe", message: "must be true or false, got 'maybe'"),
+        Bad(key: "server.eventLoops", value: "65", message: "must be an integer from 0 to 64"),
+        Bad(key: "server.writeTimeoutMs", value: "0", message: "must be an integer from 100 to 3600000"),
+        Bad(key: "server.drainTimeoutMs", value: "-1", message: "must be an integer from 0 to 3600000"),
     ]
 
     @Test(arguments: bad)
