@@ -52,6 +52,25 @@ import Testing
         #expect(Date().timeIntervalSince(start) < 2)
     }
 
+    @Test func theAccessLogIsOneJSONLinePerRequest() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let serve = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_LOG_FORMAT": "json"])
+        let c = try TestClient(port: serve.port)
+        try c.send(TestClient.get("/healthz") + TestClient.get("/thumb?src=slow.png&w=abc"))
+        _ = try c.response()
+        _ = try c.response()
+        serve.signal(SIGTERM)
+        #expect(serve.wait(seconds: 5) == 0)
+        let lines = serve.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(lines)")
+        let entries = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(entries[0]?["method"] as? String == "GET" && entries[0]?["target"] as? String == "/healthz")
+        #expect(entries[0]?["status"] as? Int == 200 && entries[0]?["bytes"] as? Int == 3)
+        #expect(entries[1]?["status"] as? Int == 400 && entries[1]?["ms"] is Double)
+        #expect(entries[1]?["time"] is String)
+    }
+
     @Test func aBusyPortIsAClearError() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -44,6 +44,11 @@ final class ServeProcess {
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
+    /// What the server wrote to stdout (the access log), once it has exited.
+    var output: String {
+        String(decoding: stdoutPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     /// Waits for the exit; its status, or nil if it did not exit within `seconds`.
     func wait(seconds: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)

@@ -261,6 +261,26 @@ import Testing
         #expect(try c.response().text == "hello")
     }
 
+    @Test func readyzTurns503WhileDraining() throws {
+        let s = try RunningServer()
+        let c = try TestClient(port: s.port)
+        try c.send(TestClient.get("/readyz"))
+        #expect(try c.response().status == 200)
+        // A request half sent when the shutdown begins is still answered: 503, and close.
+        try c.send("GET /readyz HTTP/1.1\r\nHost: x\r\n")
+        usleep(50_000)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            s.stop()
+            stopped.signal()
+        }
+        usleep(100_000)
+        try c.send("\r\n")
+        let r = try c.response()
+        #expect(r.status == 503 && r.text == "draining" && r.headers["connection"] == "close")
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
     @Test func shutdownFinishesInFlightRequestsAndRefusesNewOnes() throws {
         let s = try RunningServer()
         let inFlight = try (0..<3).map { _ in try TestClient(port: s.port) }
