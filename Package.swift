@@ -31,12 +31,18 @@ let package = Package(
         .target(
             name: "Imaging", dependencies: ["Core", "CVips"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        // The disk cache: keys by GLib's SHA-256, atomic writes, LRU eviction.
+        .target(
+            name: "Cache", dependencies: ["Core", "CVips"],
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .target(name: "CLinux"),
         // The HTTP/1.1 codec: parser and response writer, no I/O, no dependencies.
         .target(name: "HTTP"),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
-        .executableTarget(name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer"]),
+        .executableTarget(
+            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache"],
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",

@@ -1,3 +1,4 @@
+import Cache
 import Core
 import Foundation
 import HTTPServer
@@ -22,11 +23,15 @@ enum ServeCommand {
             Console.error("aspect serve: \(error)")
             return 1
         }
+        let cache = DiskCache(dir: config.cache.dir, maxBytes: config.cache.maxBytes)
+        if let problem = cache.problem {
+            Console.error("aspect serve: warning: serving uncached: \(problem)")
+        }
         let server: HTTPServer
         do throws(SystemError) {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
-                handler: ServiceHandler(config: config, thumbnailer: thumbnailer))
+                handler: ServiceHandler(config: config, thumbnailer: thumbnailer, cache: cache))
         } catch {
             Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1

@@ -1,13 +1,24 @@
+import Cache
 import Core
 import Foundation
+import Glibc
 import HTTP
 import HTTPServer
 import Imaging
 
-/// The service's routes: `/thumb`, `/healthz`, `/readyz`.
+/// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`.
 struct ServiceHandler: HTTPHandler {
     let config: Config
     let thumbnailer: Thumbnailer
+    let cache: DiskCache
+    let metrics = Metrics()
+    let coalescer = Coalescer<Result<Rendered, ImagingError>>()
+
+    /// What a render leaves for every request waiting on it.
+    struct Rendered: Sendable {
+        var bytes: [UInt8]
+        var format: ImageFormat
+    }
 
     func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -15,22 +26,58 @@ struct ServiceHandler: HTTPHandler {
                 405, code: AspectError.Code.methodNotAllowed.rawValue,
                 message: "\(request.method) is not allowed; use GET or HEAD")
             r.headers.append("Allow", "GET, HEAD")
-            return .respond(r)
+            return counted("other", .respond(r))
         }
         switch request.path {
         case "/healthz":
-            return .respond(.text(200, "ok\n"))
+            return counted("/healthz", .respond(.text(200, "ok\n")))
         case "/readyz":
-            return .respond(context.draining ? .text(503, "draining\n") : .text(200, "ready\n"))
+            return counted("/readyz", .respond(readiness(context)))
+        case "/metrics":
+            return counted(
+                "/metrics",
+                .respond(
+                    .text(
+                        200, metrics.exposition(cache: cache, server: context.stats),
+                        contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
-            return thumb(request)
+            return counted("/thumb", thumb(request))
         default:
-            return .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…")))
+            return counted(
+                "other",
+                .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
         }
     }
 
-    /// Parses on the loop (cheap, and bad requests never wait for a worker), renders on
-    /// the pool.
+    /// Counts the answer by route and status, now or when the work is done.
+    private func counted(_ route: String, _ r: Route) -> Route {
+        switch r {
+        case .respond(let response):
+            metrics.request(route: route, status: response.status)
+            return r
+        case .work(let job):
+            let metrics = metrics
+            return .work {
+                let response = job()
+                metrics.request(route: route, status: response.status)
+                return response
+            }
+        }
+    }
+
+    /// 200 once the image root can be read; 503 while draining. A cache that cannot be
+    /// used does not make the service unready: it serves uncached, and says so here.
+    private func readiness(_ context: RequestContext) -> HTTPResponse {
+        if context.draining { return .text(503, "draining\n") }
+        guard access(config.images.root, R_OK | X_OK) == 0 else {
+            return .text(503, "not ready: images.root \(config.images.root) cannot be read\n")
+        }
+        if let problem = cache.problem { return .text(200, "ready, serving uncached: \(problem)\n") }
+        return .text(200, "ready\n")
+    }
+
+    // MARK: /thumb
+
     private func thumb(_ request: HTTPRequestHead) -> Route {
         let parsed: ThumbRequest
         do throws(AspectError) {
@@ -39,27 +86,113 @@ struct ServiceHandler: HTTPHandler {
             return .respond(Self.error(error))
         }
         let path = config.images.root + "/" + parsed.src
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            return .respond(Self.error(AspectError(.notFound, "no such source image: \(parsed.src)")))
+        }
+        let identity = CacheKey.SourceIdentity(
+            path: parsed.src, size: Int64(st.st_size),
+            modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
         let accept = request.headers["Accept"]
-        let (thumbnailer, limits, maxAge) = (thumbnailer, config.requestLimits, config.http.maxAgeSeconds)
-        return .work {
-            do throws(ImagingError) {
-                let r = try thumbnailer.thumbnail(path: path, request: parsed, requestLimits: limits, accept: accept)
-                var headers = HTTPHeaders([
-                    ("Content-Type", r.format.mimeType), ("Cache-Control", "public, max-age=\(maxAge), immutable"),
-                ])
-                if parsed.format == .auto { headers.append("Vary", "Accept") }
-                return HTTPResponse(status: 200, headers: headers, body: .bytes(r.bytes), logNote: "cache=MISS")
-            } catch {
-                var r = Self.error(error.error)
-                if !error.detail.isEmpty { r.logNote = "error=\(error.stage.rawValue): \(error.detail)" }
-                return r
+        // For auto, what varies with the client is whether WebP is acceptable.
+        let formatTag =
+            parsed.format == .auto
+            ? (AcceptHeader.accepts(accept ?? "", "image/webp") ? "auto+webp" : "auto") : parsed.format.rawValue
+        let key = CacheKey(canonical: parsed.canonical, source: identity, format: formatTag)
+        let headers = commonHeaders(key, auto: parsed.format == .auto)
+
+        // Renders are deterministic, so a client holding this ETag holds these bytes,
+        // whether or not the cache still has them.
+        if Self.matches(request.headers.values("If-None-Match"), key) {
+            return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
+        }
+        if let hit = cache.lookup(key) {
+            let fd = open(hit.path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                metrics.hit()
+                var h = headers
+                h.append("Content-Type", hit.format.mimeType)
+                h.append("X-Cache", "HIT")
+                return .respond(
+                    HTTPResponse(
+                        status: 200, headers: h, body: .file(fd: fd, offset: 0, length: hit.size), logNote: "cache=HIT")
+                )
+            }
+            cache.forget(key)
+        }
+        metrics.miss()
+        let job = RenderJob(
+            path: path, request: parsed, accept: accept, key: key, headers: headers, limits: config.requestLimits,
+            thumbnailer: thumbnailer, cache: cache, metrics: metrics, coalescer: coalescer)
+        return .work { job.run() }
+    }
+
+    private func commonHeaders(_ key: CacheKey, auto: Bool) -> HTTPHeaders {
+        var h = HTTPHeaders([
+            ("ETag", key.etag), ("Cache-Control", "public, max-age=\(config.http.maxAgeSeconds), immutable"),
+        ])
+        if auto { h.append("Vary", "Accept") }
+        return h
+    }
+
+    /// If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2).
+    static func matches(_ values: [String], _ key: CacheKey) -> Bool {
+        for v in values {
+            for tag in v.split(separator: ",") {
+                var t = tag.trimmingCharacters(in: .whitespaces)
+                if t == "*" { return true }
+                if t.hasPrefix("W/") { t = String(t.dropFirst(2)) }
+                if t == key.etag { return true }
             }
         }
+        return false
     }
 
     static func error(_ e: AspectError) -> HTTPResponse {
         // 500s say no more than that; the log has the rest.
         let message = e.code == .internalError ? "an internal error occurred" : e.message
         return .error(e.code.status, code: e.code.rawValue, message: message)
+    }
+}
+
+/// A miss, on a worker: render once per key however many ask, store, answer.
+struct RenderJob: Sendable {
+    let path: String
+    let request: ThumbRequest
+    let accept: String?
+    let key: CacheKey
+    let headers: HTTPHeaders
+    let limits: RequestLimits
+    let thumbnailer: Thumbnailer
+    let cache: DiskCache
+    let metrics: Metrics
+    let coalescer: Coalescer<Result<ServiceHandler.Rendered, ImagingError>>
+
+    func run() -> HTTPResponse {
+        let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ImagingError> in
+            let start = DispatchTime.now().uptimeNanoseconds
+            do throws(ImagingError) {
+                let r = try thumbnailer.thumbnail(path: path, request: request, requestLimits: limits, accept: accept)
+                metrics.rendered(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                cache.store(key, r.bytes, format: r.format)
+                return .success(ServiceHandler.Rendered(bytes: r.bytes, format: r.format))
+            } catch {
+                return .failure(error)
+            }
+        }
+        if coalesced { metrics.coalesced() }
+        switch result {
+        case .success(let r):
+            var h = headers
+            h.append("Content-Type", r.format.mimeType)
+            h.append("X-Cache", "MISS")
+            return HTTPResponse(
+                status: 200, headers: h, body: .bytes(r.bytes),
+                logNote: coalesced ? "cache=MISS coalesced" : "cache=MISS")
+        case .failure(let error):
+            var r = ServiceHandler.error(error.error)
+            if !error.detail.isEmpty { r.logNote = "error=\(error.stage.rawValue): \(error.detail)" }
+            return r
+        }
     }
 }

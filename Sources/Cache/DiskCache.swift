@@ -1,0 +1,189 @@
+import Core
+import Foundation
+import Glibc
+import Synchronization
+
+/// Results on disk under `dir`, named by their key, kept under `maxBytes` by evicting the
+/// least recently used. An entry is written to a temporary file in its folder, fsynced
+/// and renamed into place, so a crash never leaves a partial entry under a real name. The
+/// index lives in memory and is rebuilt from the folder on start, so entries survive a
+/// restart; stray temporary files are removed then. One process per folder.
+public final class DiskCache: Sendable {
+    public struct Hit: Sendable {
+        public var path: String
+        public var format: ImageFormat
+        public var size: Int64
+    }
+
+    struct Entry {
+        var format: ImageFormat
+        var size: Int64
+        var lastUse: UInt64
+    }
+
+    struct State {
+        var entries: [String: Entry] = [:]
+        var total: Int64 = 0
+        var clock: UInt64 = 0
+        var evictions = 0
+    }
+
+    public let dir: String
+    public let maxBytes: Int64
+    /// Why the cache cannot be used (not writable, …), or nil when it can.
+    public let problem: String?
+    private let state = Mutex(State())
+    private let tempCounter = Atomic<UInt64>(0)
+
+    public init(dir: String, maxBytes: Int64) {
+        self.dir = dir
+        self.maxBytes = maxBytes
+        if maxBytes == 0 {
+            problem = "cache.maxBytes is 0: the cache is off"
+            return
+        }
+        problem = DiskCache.prepare(dir)
+        if problem == nil { rebuildIndex() }
+    }
+
+    public var isEnabled: Bool { problem == nil }
+
+    /// The entry for `key`, marked as used now; nil on a miss.
+    public func lookup(_ key: CacheKey) -> Hit? {
+        guard isEnabled else { return nil }
+        return state.withLock { s -> Hit? in
+            guard var e = s.entries[key.hex] else { return nil }
+            s.clock += 1
+            e.lastUse = s.clock
+            s.entries[key.hex] = e
+            return Hit(path: path(key.hex, e.format), format: e.format, size: e.size)
+        }
+    }
+
+    /// Forgets an entry whose file has gone (removed by hand, say).
+    public func forget(_ key: CacheKey) {
+        state.withLock { s in
+            if let e = s.entries.removeValue(forKey: key.hex) { s.total -= e.size }
+        }
+    }
+
+    /// Writes an entry whole (temporary file, fsync, rename) and evicts what no longer
+    /// fits. False, with nothing left behind, when it cannot be written.
+    @discardableResult
+    public func store(_ key: CacheKey, _ bytes: [UInt8], format: ImageFormat) -> Bool {
+        guard isEnabled else { return false }
+        let shard = "\(dir)/\(key.hex.prefix(2))"
+        mkdir(shard, 0o755)
+        let temp = "\(shard)/.tmp-\(key.hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
+        guard DiskCache.writeDurably(temp, bytes), rename(temp, path(key.hex, format)) == 0 else {
+            unlink(temp)
+            return false
+        }
+        let doomed = state.withLock { s -> [(String, ImageFormat)] in
+            s.clock += 1
+            if let old = s.entries[key.hex] { s.total -= old.size }
+            s.entries[key.hex] = Entry(format: format, size: Int64(bytes.count), lastUse: s.clock)
+            s.total += Int64(bytes.count)
+            return evict(&s)
+        }
+        for (hex, f) in doomed { unlink(path(hex, f)) }
+        return true
+    }
+
+    /// Bytes held, entries, evictions so far.
+    public var figures: (bytes: Int64, entries: Int, evictions: Int) {
+        state.withLock { ($0.total, $0.entries.count, $0.evictions) }
+    }
+
+    /// Over the cap: the least recently used go until the cache is at 90% of it, so that
+    /// eviction runs now and then rather than on every store.
+    private func evict(_ s: inout State) -> [(String, ImageFormat)] {
+        guard s.total > maxBytes else { return [] }
+        var doomed: [(String, ImageFormat)] = []
+        for (hex, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            if s.total <= maxBytes / 10 * 9 { break }
+            s.entries[hex] = nil
+            s.total -= e.size
+            s.evictions += 1
+            doomed.append((hex, e.format))
+        }
+        return doomed
+    }
+
+    private func path(_ hex: String, _ format: ImageFormat) -> String {
+        "\(dir)/\(hex.prefix(2))/\(hex).\(format.rawValue)"
+    }
+
+    /// Creates the folder and proves it writable; the problem, if any.
+    private static func prepare(_ dir: String) -> String? {
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            return "cache.dir \(dir) cannot be created: \(error.localizedDescription)"
+        }
+        let probe = "\(dir)/.tmp-probe-\(getpid())"
+        defer { unlink(probe) }
+        guard writeDurably(probe, Array("probe".utf8)) else {
+            return "cache.dir \(dir) is not writable: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// Rebuilds the index from the folder, oldest file first (the least recently used
+    /// after a restart is the least recently written), and removes temporary files.
+    private func rebuildIndex() {
+        var found: [(String, Entry, Int64)] = []
+        let fm = FileManager.default
+        for shard in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
+            let shardPath = "\(dir)/\(shard)"
+            if shard.hasPrefix(".tmp-") {
+                unlink(shardPath)
+                continue
+            }
+            guard shard.count == 2 else { continue }
+            for name in (try? fm.contentsOfDirectory(atPath: shardPath)) ?? [] {
+                let file = "\(shardPath)/\(name)"
+                if name.hasPrefix(".tmp-") {
+                    unlink(file)
+                    continue
+                }
+                let parts = name.split(separator: ".")
+                guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
+                    let format = ImageFormat(rawValue: String(parts[1]))
+                else { continue }
+                var st = stat()
+                guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+                let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+                found.append((String(parts[0]), Entry(format: format, size: Int64(st.st_size), lastUse: 0), mtime))
+            }
+        }
+        let doomed = state.withLock { s -> [(String, ImageFormat)] in
+            for (hex, var e, _) in found.sorted(by: { $0.2 < $1.2 }) {
+                s.clock += 1
+                e.lastUse = s.clock
+                s.entries[hex] = e
+                s.total += e.size
+            }
+            return evict(&s)
+        }
+        for (hex, f) in doomed { unlink(path(hex, f)) }
+    }
+
+    /// Writes a new file whole and fsyncs it; false (and the file may be partial) on failure.
+    static func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress?.advanced(by: offset), $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                close(fd)
+                return false
+            }
+            offset += n
+        }
+        let synced = fsync(fd) == 0
+        return close(fd) == 0 && synced
+    }
+}

@@ -1,0 +1,79 @@
+import Cache
+import HTTPServer
+import Synchronization
+
+/// The service's counters, and the Prometheus text exposition of them with the cache's
+/// and the server's live figures.
+final class Metrics: Sendable {
+    struct Counters {
+        var requests: [String: Int] = [:]  // "route\u{0}status"
+        var hits = 0
+        var misses = 0
+        var renders = 0
+        var coalesced = 0
+        var renderBuckets = [Int](repeating: 0, count: Metrics.bounds.count)
+        var renderCount = 0
+        var renderSum = 0.0
+    }
+
+    /// Render-time histogram bounds, in seconds.
+    static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    private let counters = Mutex(Counters())
+
+    func request(route: String, status: Int) {
+        counters.withLock { $0.requests["\(route)\u{0}\(status)", default: 0] += 1 }
+    }
+
+    func hit() { counters.withLock { $0.hits += 1 } }
+    func miss() { counters.withLock { $0.misses += 1 } }
+    func coalesced() { counters.withLock { $0.coalesced += 1 } }
+
+    func rendered(seconds: Double) {
+        counters.withLock { c in
+            c.renders += 1
+            c.renderCount += 1
+            c.renderSum += seconds
+            for (i, b) in Metrics.bounds.enumerated() where seconds <= b { c.renderBuckets[i] += 1 }
+        }
+    }
+
+    /// Renders so far (for tests through /metrics).
+    var renders: Int { counters.withLock { $0.renders } }
+
+    func exposition(cache: DiskCache?, server: ServerStats) -> String {
+        let c = counters.withLock { $0 }
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
+        }
+        let requests = c.requests.sorted { $0.key < $1.key }.map { key, n -> (String, String) in
+            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+            return (#"{route="\#(parts.first ?? "")",status="\#(parts.last ?? "")"}"#, "\(n)")
+        }
+        metric("aspect_requests_total", "counter", "Requests answered by the service, by route and status.", requests)
+        metric("aspect_cache_hits_total", "counter", "Thumbnails served from the disk cache.", [("", "\(c.hits)")])
+        metric("aspect_cache_misses_total", "counter", "Thumbnails not in the disk cache.", [("", "\(c.misses)")])
+        let figures = cache?.figures ?? (bytes: 0, entries: 0, evictions: 0)
+        metric(
+            "aspect_cache_evictions_total", "counter", "Entries evicted to stay under cache.maxBytes.",
+            [("", "\(figures.evictions)")])
+        metric("aspect_cache_bytes", "gauge", "Bytes held in the disk cache.", [("", "\(figures.bytes)")])
+        metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", [("", "\(figures.entries)")])
+        metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", [("", "\(c.renders)")])
+        metric(
+            "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",
+            [("", "\(c.coalesced)")])
+        var buckets: [(String, String)] = []
+        for (i, b) in Metrics.bounds.enumerated() { buckets.append((#"_bucket{le="\#(b)"}"#, "\(c.renderBuckets[i])")) }
+        buckets += [
+            (#"_bucket{le="+Inf"}"#, "\(c.renderCount)"), ("_sum", "\(c.renderSum)"), ("_count", "\(c.renderCount)"),
+        ]
+        out += "# HELP aspect_render_seconds Time to render one thumbnail.\n# TYPE aspect_render_seconds histogram\n"
+        for (suffix, value) in buckets { out += "aspect_render_seconds\(suffix) \(value)\n" }
+        metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", [("", "\(server.queueDepth)")])
+        metric("aspect_workers_busy", "gauge", "Workers rendering now.", [("", "\(server.workersBusy)")])
+        metric("aspect_open_connections", "gauge", "Open client connections.", [("", "\(server.connections)")])
+        return out
+    }
+}
