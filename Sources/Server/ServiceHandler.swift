@@ -170,6 +170,10 @@ struct RenderJob: Sendable {
 
     func run() -> HTTPResponse {
         let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ImagingError> in
+            // A render for this key may have finished while this job waited in the queue.
+            if let hit = cache.lookup(key), let bytes = FileManager.default.contents(atPath: hit.path) {
+                return .success(ServiceHandler.Rendered(bytes: Array(bytes), format: hit.format))
+            }
             let start = DispatchTime.now().uptimeNanoseconds
             do throws(ImagingError) {
                 let r = try thumbnailer.thumbnail(path: path, request: request, requestLimits: limits, accept: accept)

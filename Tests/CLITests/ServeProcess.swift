@@ -28,6 +28,7 @@ final class ServeProcess {
         let deadline = Date().addingTimeInterval(20)
         var found: Int?
         while found == nil, Date() < deadline {
+            // (the warning about an unusable cache, if any, comes before this line)
             let data = handle.availableData
             if data.isEmpty { break }
             seen += String(decoding: data, as: UTF8.self)
@@ -40,9 +41,13 @@ final class ServeProcess {
             throw TestError("aspect serve did not start: \(seen)")
         }
         port = found
+        startup = seen
     }
 
     func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// What the server wrote to stderr before it listened.
+    private(set) var startup = ""
 
     /// What the server wrote to stdout (the access log), once it has exited.
     var output: String {

@@ -1,0 +1,231 @@
+import Core
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+/// `aspect serve` end to end: the real binary, real sockets, real files, real libvips.
+@Suite(.serialized) struct ServiceTests {
+    let dir: URL
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
+        precondition(made.status == 0, made.stderr)
+    }
+
+    func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
+        try ServeProcess(
+            dir: dir,
+            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
+                env
+            ) { $1 })
+    }
+
+    static func get(_ port: Int, _ target: String, headers: [String: String] = [:], method: String = "GET") throws
+        -> TestClient.Response
+    {
+        let c = try TestClient(port: port, timeoutSeconds: 60)
+        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        try c.send("\(method) \(target) HTTP/1.1\r\nHost: x\r\n\(extra)\r\n")
+        return try c.response(head: method == "HEAD")
+    }
+
+    static func magic(_ b: [UInt8]) -> String? {
+        if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if b.count > 12, b[8..<12].elementsEqual("WEBP".utf8) { return "image/webp" }
+        if b.count > 12, b[4..<12].elementsEqual("ftypavif".utf8) { return "image/avif" }
+        return nil
+    }
+
+    @Test func everyModeAndFormatEndToEnd() throws {
+        let s = try serve()
+        let sources = [
+            ("landscape.jpg", Size(width: 2400, height: 1600)), ("portrait.jpg", Size(width: 1200, height: 1800)),
+            ("logo.png", Size(width: 800, height: 800)),
+        ]
+        for (src, size) in sources {
+            for mode in Mode.allCases {
+                for format in ["jpeg", "png", "webp", "avif", "auto"] {
+                    let query = "src=\(src)&w=300&ratio=4:3&mode=\(mode.rawValue)&format=\(format)"
+                    let r = try Self.get(s.port, "/thumb?" + query)
+                    #expect(r.status == 200, "\(query): \(r.text)")
+                    #expect(Self.magic(r.body) == r.headers["content-type"], "\(query)")
+                    if format != "auto" { #expect(r.headers["content-type"] == "image/\(format)") }
+                    #expect((r.headers["vary"] == "Accept") == (format == "auto"))
+                    let plan = try Geometry.plan(
+                        source: size, request: ThumbRequest.parse(query: query, limits: RequestLimits()),
+                        limits: RequestLimits())
+                    let img = try ImageFile.decode(r.body)
+                    #expect(Size(width: img.width, height: img.height) == plan.output, "\(query)")
+                }
+            }
+        }
+        // auto: WebP when accepted, PNG for alpha, else JPEG.
+        #expect(
+            try Self.get(s.port, "/thumb?src=landscape.jpg&w=100", headers: ["Accept": "image/webp,*/*"]).headers[
+                "content-type"] == "image/webp")
+        #expect(try Self.get(s.port, "/thumb?src=logo.png&w=100").headers["content-type"] == "image/png")
+        #expect(try Self.get(s.port, "/thumb?src=landscape.jpg&w=100").headers["content-type"] == "image/jpeg")
+    }
+
+    @Test func missThenHitThen304AndHead() throws {
+        let s = try serve()
+        let target = "/thumb?src=landscape.jpg&w=300&ratio=4:3&mode=fill"
+        let first = try Self.get(s.port, target)
+        let second = try Self.get(s.port, "/thumb?mode=fill&ratio=4%3A3&w=300&src=landscape.jpg")  // another spelling
+        #expect(first.headers["x-cache"] == "MISS" && second.headers["x-cache"] == "HIT")
+        #expect(first.body == second.body && !first.body.isEmpty)
+        let etag = try #require(first.headers["etag"])
+        #expect(etag.count == 66 && etag == second.headers["etag"])
+        #expect(first.headers["cache-control"] == "public, max-age=31536000, immutable")
+        let notModified = try Self.get(s.port, target, headers: ["If-None-Match": "\"other\", \(etag)"])
+        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["etag"] == etag)
+        let head = try Self.get(s.port, target, method: "HEAD")
+        #expect(
+            head.status == 200 && head.headers["content-length"] == "\(first.body.count)"
+                && head.headers["x-cache"] == "HIT")
+    }
+
+    @Test func entriesSurviveARestartAndATouchedSourceMisses() throws {
+        let target = "/thumb?src=square.webp&w=200&mode=fill&format=png"
+        var s = try serve()
+        let first = try Self.get(s.port, target)
+        #expect(first.headers["x-cache"] == "MISS")
+        s.signal(SIGTERM)
+        #expect(s.wait(seconds: 10) == 0)
+        s = try serve()
+        let again = try Self.get(s.port, target)
+        #expect(
+            again.headers["x-cache"] == "HIT" && again.body == first.body
+                && again.headers["etag"] == first.headers["etag"])
+        // A new modification time is a new source: a new key, a MISS, a new ETag.
+        let path = dir.appendingPathComponent("images/square.webp").path
+        var times = [timespec(tv_sec: time(nil) + 5, tv_nsec: 0), timespec(tv_sec: time(nil) + 5, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let touched = try Self.get(s.port, target)
+        #expect(touched.headers["x-cache"] == "MISS" && touched.headers["etag"] != first.headers["etag"])
+    }
+
+    static func folderBytes(_ url: URL) -> Int {
+        let files = FileManager.default.enumerator(
+            at: url, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
+        var total = 0
+        while let f = files?.nextObject() as? URL {
+            // Files only: the shard folders' own sizes are the file system's, not the cache's.
+            guard let v = try? f.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey]), v.isRegularFile == true
+            else {
+                continue
+            }
+            total += v.fileSize ?? 0
+        }
+        return total
+    }
+
+    @Test func aSmallCacheStaysUnderItsCap() throws {
+        let cap = 150_000
+        let s = try serve(["ASPECT_CACHE_MAXBYTES": "\(cap)"])
+        for w in 100..<300 {
+            let r = try Self.get(s.port, "/thumb?src=landscape.jpg&w=\(w)&format=png")
+            #expect(r.status == 200)
+        }
+        let used = Self.folderBytes(dir.appendingPathComponent("cache"))
+        #expect(used <= cap && used > cap / 2, "cache folder holds \(used) bytes for a cap of \(cap)")
+        let metrics = try Self.get(s.port, "/metrics").text
+        #expect(Self.value(metrics, "aspect_cache_evictions_total") ?? 0 > 0)
+        #expect(Self.value(metrics, "aspect_cache_bytes").map { Int($0) <= cap } == true)
+    }
+
+    @Test func thirtyTwoIdenticalColdRequestsRenderOnce() throws {
+        let s = try serve(["ASPECT_SERVER_WORKERS": "2"])
+        let target = "/thumb?src=landscape.jpg&w=640&ratio=16:9&mode=fill&format=webp"
+        let clients = try (0..<32).map { _ in try TestClient(port: s.port, timeoutSeconds: 60) }
+        for c in clients { try c.send(TestClient.get(target)) }
+        let bodies = try clients.map { try $0.response() }
+        #expect(bodies.allSatisfy { $0.status == 200 })
+        #expect(Set(bodies.map(\.body)).count == 1)
+        let metrics = try Self.get(s.port, "/metrics").text
+        #expect(Self.value(metrics, "aspect_renders_total") == 1)
+        #expect(
+            (Self.value(metrics, "aspect_coalesced_waiters_total") ?? 0)
+                + (Self.value(metrics, "aspect_cache_hits_total") ?? 0) >= 0)
+    }
+
+    @Test func killedDuringMissesRestartsWithOnlyWholeEntries() throws {
+        let s = try serve(["ASPECT_SERVER_WORKERS": "2"])
+        let targets = (0..<50).map { "/thumb?src=landscape.jpg&w=\(400 + $0 * 7)&format=png" }
+        let clients = try targets.map { _ in try TestClient(port: s.port, timeoutSeconds: 30) }
+        for (c, t) in zip(clients, targets) { try c.send(TestClient.get(t)) }
+        usleep(400_000)
+        s.signal(SIGKILL)
+        _ = s.wait(seconds: 5)
+        let restarted = try serve(["ASPECT_SERVER_WORKERS": "2"])
+        let cache = dir.appendingPathComponent("cache")
+        let leftovers = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter {
+            $0.contains(".tmp-")
+        }
+        #expect(leftovers.isEmpty, "temporary files survive a restart: \(leftovers)")
+        var hits = 0
+        for t in targets {
+            let r = try Self.get(restarted.port, t)
+            #expect(r.status == 200)
+            if r.headers["x-cache"] == "HIT" { hits += 1 }
+            let img = try ImageFile.decode(r.body)
+            #expect(img.width > 0, "\(t) decodes whole")
+        }
+        #expect(hits > 0 && hits < 50, "some renders finished before the kill, some did not: \(hits) hits")
+    }
+
+    static func value(_ exposition: String, _ name: String) -> Double? {
+        for line in exposition.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.split(separator: " ").last ?? "")
+        }
+        return nil
+    }
+
+    @Test func metricsParseAsPrometheusTextAndMove() throws {
+        let s = try serve()
+        let before = try Self.get(s.port, "/metrics").text
+        _ = try Self.get(s.port, "/thumb?src=landscape.jpg&w=120")
+        _ = try Self.get(s.port, "/thumb?src=landscape.jpg&w=120")
+        _ = try Self.get(s.port, "/thumb?src=nope.jpg&w=120")
+        let after = try Self.get(s.port, "/metrics")
+        #expect(after.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        let sample = try Regex(
+            #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? [0-9.eE+\-]+(Inf)?$"#)
+        var types: Set<String> = []
+        for line in after.text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") { types.insert(String(line.split(separator: " ")[2])) }
+            if line.hasPrefix("#") { continue }
+            #expect(line.wholeMatch(of: sample) != nil, "not a Prometheus sample: \(line)")
+        }
+        for name in [
+            "aspect_requests_total", "aspect_cache_hits_total", "aspect_cache_misses_total", "aspect_cache_bytes",
+            "aspect_cache_entries", "aspect_render_seconds", "aspect_queue_depth", "aspect_open_connections",
+            "aspect_coalesced_waiters_total", "aspect_cache_evictions_total",
+        ] {
+            #expect(types.contains(name), "\(name) missing")
+        }
+        #expect(
+            Self.value(after.text, "aspect_cache_hits_total") == (Self.value(before, "aspect_cache_hits_total") ?? 0)
+                + 1)
+        #expect(
+            Self.value(after.text, "aspect_cache_misses_total")
+                == (Self.value(before, "aspect_cache_misses_total") ?? 0) + 1)
+        #expect(after.text.contains(#"aspect_requests_total{route="/thumb",status="404"} 1"#))
+        #expect(Self.value(after.text, "aspect_render_seconds_count") == 1)
+    }
+
+    @Test func anUnusableCacheFolderStillServes() throws {
+        let blocker = dir.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let s = try serve(["ASPECT_CACHE_DIR": "not-a-folder/cache"])
+        let r = try Self.get(s.port, "/thumb?src=landscape.jpg&w=100")
+        #expect(r.status == 200 && r.headers["x-cache"] == "MISS")
+        #expect(try Self.get(s.port, "/thumb?src=landscape.jpg&w=100").headers["x-cache"] == "MISS")
+        let ready = try Self.get(s.port, "/readyz")
+        #expect(ready.status == 200 && ready.text.contains("serving uncached"), "\(ready.text)")
+    }
+}
