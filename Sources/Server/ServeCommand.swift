@@ -37,8 +37,10 @@ enum ServeCommand {
             return 1
         }
         server.installSignalHandlers()
+        let figures = cache.figures
         Console.error(
-            "aspect serve: listening on http://\(config.server.host):\(server.port) (images \(config.images.root))")
+            "aspect serve: listening on http://\(config.server.host):\(server.port) (images \(config.images.root), "
+                + "cache \(config.cache.dir): \(figures.entries) entries, \(figures.bytes) bytes)")
         server.run()
         Console.error("aspect serve: stopped")
         return 0
