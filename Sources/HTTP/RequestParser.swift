@@ -133,20 +133,33 @@ public struct RequestParser: Sendable {
 
     private mutating func endOfHead() -> Result? {
         guard let (method, target, minor) = requestLine else { return fail(.badRequest("expected a request line")) }
-        if minor == 1 {
-            guard headers.values("Host").count == 1 else {
-                return fail(.badRequest("an HTTP/1.1 request needs exactly one Host header"))
+        // One pass over the fields for what framing and routing need.
+        var hosts = 0
+        var transferEncoding = false
+        var close = false
+        var lengths: [Substring] = []
+        for f in headers.fields {
+            switch f.name.utf8.count {
+            case 4 where HTTPHeaders.equalNames(f.name, "Host"): hosts += 1
+            case 10 where HTTPHeaders.equalNames(f.name, "Connection"):
+                if f.value.split(separator: ",").contains(where: { HTTPHeaders.equalNames(trimmed($0), "close") }) {
+                    close = true
+                }
+            case 14 where HTTPHeaders.equalNames(f.name, "Content-Length"):
+                lengths += f.value.split(separator: ",", omittingEmptySubsequences: false)
+            case 17 where HTTPHeaders.equalNames(f.name, "Transfer-Encoding"): transferEncoding = true
+            default: break
             }
         }
-        if !headers.values("Transfer-Encoding").isEmpty {
+        if minor == 1, hosts != 1 {
+            return fail(.badRequest("an HTTP/1.1 request needs exactly one Host header"))
+        }
+        if transferEncoding {
             // No request body is expected here; with Content-Length too it is a classic
             // smuggling vector. Either way: refuse and close.
             return fail(.badRequest("Transfer-Encoding is not accepted on requests to this service"))
         }
         var length = 0
-        let lengths = headers.values("Content-Length").flatMap {
-            $0.split(separator: ",", omittingEmptySubsequences: false)
-        }
         if !lengths.isEmpty {
             let values = Set(lengths.map { trimmed($0) })
             guard values.count == 1, let only = values.first, !only.isEmpty, only.count <= 18,
@@ -165,7 +178,7 @@ public struct RequestParser: Sendable {
         case .success(let t): parsedTarget = t
         case .failure(let e): return fail(e)
         }
-        let keepAlive = minor == 1 && !headers.contains("Connection", token: "close")
+        let keepAlive = minor == 1 && !close
         pending = HTTPRequestHead(
             method: method, target: target, path: parsedTarget.path, query: parsedTarget.query, minorVersion: minor,
             headers: headers, keepAlive: keepAlive)
@@ -267,7 +280,7 @@ enum Target {
         var rest = Substring(target)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         if rest == "*" { return .success(("*", "")) }
-        if !rest.hasPrefix("/") {
+        if rest.utf8.first != UInt8(ascii: "/") {
             let lower = rest.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
                 return .failure(.badRequest("the request target must start with '/'"))
@@ -291,6 +304,7 @@ enum Target {
     }
 
     static func percentDecode(_ s: Substring) -> String? {
+        if !s.utf8.contains(UInt8(ascii: "%")) { return String(s) }
         var out: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let c = it.popFirst() {

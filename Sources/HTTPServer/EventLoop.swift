@@ -404,15 +404,26 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// writev(2) of the leading byte chunks (the head and a small body go out in one call).
+    /// When a file follows, the bytes go with MSG_MORE, so the kernel sends the head and
+    /// the start of the file in one segment rather than a small one first.
     static func writeBytes(_ fd: Int32, _ output: [Connection.Chunk]) -> Int {
         var pieces: [(bytes: [UInt8], sent: Int)] = []
+        var fileFollows = false
         for chunk in output.prefix(2) {
-            guard case .bytes(let b, let sent) = chunk else { break }
+            guard case .bytes(let b, let sent) = chunk else {
+                fileFollows = true
+                break
+            }
             pieces.append((b, sent))
         }
         func go(_ i: Int, _ iovecs: inout [iovec]) -> Int {
             if i == pieces.count {
-                return iovecs.withUnsafeBufferPointer { Int(writev(fd, $0.baseAddress, Int32($0.count))) }
+                return iovecs.withUnsafeMutableBufferPointer { v in
+                    var m = msghdr()
+                    m.msg_iov = v.baseAddress
+                    m.msg_iovlen = v.count
+                    return Int(sendmsg(fd, &m, Int32(MSG_NOSIGNAL) | (fileFollows ? Int32(MSG_MORE) : 0)))
+                }
             }
             return pieces[i].bytes.withUnsafeBytes { raw in
                 iovecs.append(

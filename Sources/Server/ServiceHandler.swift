@@ -13,6 +13,9 @@ struct ServiceHandler: HTTPHandler {
     let cache: DiskCache
     let metrics = Metrics()
     let coalescer = Coalescer<Result<Rendered, ImagingError>>()
+    /// Recently seen request targets and their keys, so a repeated URL skips parsing,
+    /// the canonical form and the hash on its way to a cache hit.
+    let recent = RecentKeys()
 
     /// What a render leaves for every request waiting on it.
     struct Rendered: Sendable {
@@ -79,6 +82,14 @@ struct ServiceHandler: HTTPHandler {
     // MARK: /thumb
 
     private func thumb(_ request: HTTPRequestHead) -> Route {
+        let accept = request.headers["Accept"]
+        let acceptsWebP = AcceptHeader.accepts(accept ?? "", "image/webp")
+        let memoKey = (acceptsWebP ? "w\u{0}" : "-\u{0}") + request.query
+        if let known = recent.get(memoKey), Self.identity(known.path, src: known.src) == known.identity,
+            let served = serveCached(request, key: known.key, headers: known.headers)
+        {
+            return served
+        }
         let parsed: ThumbRequest
         do throws(AspectError) {
             parsed = try ThumbRequest.parse(query: request.query, limits: config.requestLimits)
@@ -86,45 +97,52 @@ struct ServiceHandler: HTTPHandler {
             return .respond(Self.error(error))
         }
         let path = config.images.root + "/" + parsed.src
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        guard let identity = Self.identity(path, src: parsed.src) else {
             return .respond(Self.error(AspectError(.notFound, "no such source image: \(parsed.src)")))
         }
-        let identity = CacheKey.SourceIdentity(
-            path: parsed.src, size: Int64(st.st_size),
-            modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
-        let accept = request.headers["Accept"]
         // For auto, what varies with the client is whether WebP is acceptable.
-        let formatTag =
-            parsed.format == .auto
-            ? (AcceptHeader.accepts(accept ?? "", "image/webp") ? "auto+webp" : "auto") : parsed.format.rawValue
+        let formatTag = parsed.format == .auto ? (acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
         let key = CacheKey(canonical: parsed.canonical, source: identity, format: formatTag)
         let headers = commonHeaders(key, auto: parsed.format == .auto)
-
-        // Renders are deterministic, so a client holding this ETag holds these bytes,
-        // whether or not the cache still has them.
-        if Self.matches(request.headers.values("If-None-Match"), key) {
-            return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
-        }
-        if let hit = cache.lookup(key) {
-            let fd = open(hit.path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                metrics.hit()
-                var h = headers
-                h.append("Content-Type", hit.format.mimeType)
-                h.append("X-Cache", "HIT")
-                return .respond(
-                    HTTPResponse(
-                        status: 200, headers: h, body: .file(fd: fd, offset: 0, length: hit.size), logNote: "cache=HIT")
-                )
-            }
-            cache.forget(key)
-        }
+        recent.set(
+            memoKey, RecentKeys.Known(src: parsed.src, path: path, identity: identity, key: key, headers: headers))
+        if let served = serveCached(request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(
             path: path, request: parsed, accept: accept, key: key, headers: headers, limits: config.requestLimits,
             thumbnailer: thumbnailer, cache: cache, metrics: metrics, coalescer: coalescer)
         return .work { job.run() }
+    }
+
+    /// A 304 for a matching If-None-Match, or the cached file; nil on a miss.
+    private func serveCached(_ request: HTTPRequestHead, key: CacheKey, headers: HTTPHeaders) -> Route? {
+        // Renders are deterministic, so a client holding this ETag holds these bytes,
+        // whether or not the cache still has them.
+        if Self.matches(request.headers.values("If-None-Match"), key) {
+            return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
+        }
+        guard let hit = cache.lookup(key) else { return nil }
+        let fd = open(hit.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            cache.forget(key)
+            return nil
+        }
+        metrics.hit()
+        var h = headers
+        h.append("Content-Type", hit.format.mimeType)
+        h.append("X-Cache", "HIT")
+        return .respond(
+            HTTPResponse(
+                status: 200, headers: h, body: .file(fd: fd, offset: 0, length: hit.size), logNote: "cache=HIT"))
+    }
+
+    /// The source's identity from stat(2); nil when it is not a regular file.
+    static func identity(_ path: String, src: String) -> CacheKey.SourceIdentity? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return CacheKey.SourceIdentity(
+            path: src, size: Int64(st.st_size),
+            modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     private func commonHeaders(_ key: CacheKey, auto: Bool) -> HTTPHeaders {

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Service benchmark, all against the team's peers (../shared/peers) in one run:
+#   1. cache hit: Aspect serving a cached 300×225 thumbnail vs nginx serving the same
+#      bytes as a static file, wrk -c64 keep-alive, alternating rounds, medians;
+#   2. cache miss: big.jpg → 300×225 fill, JPEG q80, Aspect with its cache off, beside the
+#      minimal pyvips server, thumbor and nginx image_filter: the peers' bench.sh (wrk -c8,
+#      response checked against a libvips reference), with Aspect as its extra peer;
+#   3. the same at -c16, for each server's peak RSS.
+#   bash bench/service.sh
+# Env: ROUNDS (3), DURATION (10s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10s}"
+PEERS="$(cd ../shared/peers && pwd)"
+bash scripts/setup.sh
+. "$PEERS/common.sh"
+need_apt wrk curl nginx-light
+swift build -c release --product aspect >/dev/null
+BIN="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
+[ -f "$THUMBS/big.jpg" ] || "$PEERS/make-corpus.sh" >/dev/null
+out=$(mktemp -d); echo "raw output: $out" >&2
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; stop_pidfile "$RUN/nginx-static.pid"; }
+trap cleanup EXIT
+
+start_aspect() {  # port cache-bytes extra-env...
+  local port="$1" bytes="$2"; shift 2
+  env ASPECT_LOG_ACCESS=false ASPECT_CACHE_MAXBYTES="$bytes" "$@" setsid "$BIN" serve --port "$port" \
+    --images "$IMAGES" --cache-dir "$out/cache-$port" >/dev/null 2>"$out/aspect-$port.log" &
+  pids+=($!)
+  wait_http "http://127.0.0.1:$port/healthz" 30
+}
+
+# 1. Hits.
+"$PEERS/start-nginx-static.sh" >&2
+start_aspect 18090 1GiB
+HIT="http://127.0.0.1:18090/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80"
+curl -s -o /dev/null "$HIT"
+[ "$(curl -s -D - -o /dev/null "$HIT" | tr -d '\r' | awk -F': ' '/^X-Cache/{print $2}')" = HIT ]
+for r in $(seq "$ROUNDS"); do
+  wrk -t2 -c64 -d"$DURATION" --latency "http://127.0.0.1:$NGINX_STATIC_PORT/big.jpg" > "$out/hit-nginx-$r.txt"
+  wrk -t2 -c64 -d"$DURATION" --latency "$HIT" > "$out/hit-aspect-$r.txt"
+done
+stop_pidfile "$RUN/nginx-static.pid"
+python3 - "$out" "$ROUNDS" <<'PY'
+import re, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def ms(v):
+    m = re.match(r"([\d.]+)(us|ms|s)", v); x = float(m.group(1))
+    return x / 1000 if m.group(2) == "us" else x * 1000 if m.group(2) == "s" else x
+def med(name):
+    rps, p99 = [], []
+    for r in range(1, rounds + 1):
+        t = open(f"{out}/hit-{name}-{r}.txt").read()
+        rps.append(float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1)))
+        p99.append(ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)))
+    return statistics.median(rps), statistics.median(p99)
+n, a = med("nginx"), med("aspect")
+print(f"### Cache hit: 300×225 thumbnail of big.jpg, wrk -t2 -c64 -d{rounds}×10s, medians\n")
+print("| server | req/s | p99 ms |\n|---|---:|---:|")
+print(f"| nginx, the same bytes as a static file | {n[0]:,.0f} | {n[1]:.2f} |")
+print(f"| Aspect, X-Cache: HIT (sendfile) | {a[0]:,.0f} | {a[1]:.2f} |")
+print(f"\nAspect / nginx: {a[0] / n[0]:.2f}× (goal: at least 0.80×)\n")
+PY
+
+# 2 and 3. Misses. The peers through their own bench.sh (wrk -c8 and -c16, each response
+# checked against a libvips reference); Aspect the same way by hand, with its cache off
+# and a unique key per request (bg= changes the key, not the work: fill on an opaque JPEG
+# has no background), since identical requests in flight are rendered once by design.
+start_aspect 18091 0
+cat > "$out/unique.lua" <<'LUA'
+local n = 0
+function setup(thread) n = n + 1; thread:set("id", n) end
+function init(args) count = 0 end
+function request()
+  count = count + 1
+  return wrk.format(nil, string.format(
+    "/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80&bg=%06x", id * 1000000 + count))
+end
+LUA
+VPY="$OPT/pyvips/bin/python"
+ticks() { local s=0 p; for p in $(group_pids "$1"); do s=$((s + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$s"; }
+# wrk output -> "requests req/s p50-ms p99-ms non-2xx+socket-errors"
+summary() {
+  python3 - "$1" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+def ms(v):
+    m = re.match(r"([\d.]+)(us|ms|s)", v); x = float(m.group(1))
+    return x / 1000 if m.group(2) == "us" else x * 1000 if m.group(2) == "s" else x
+errs = sum(int(x) for x in re.findall(r"Non-2xx or 3xx responses: (\d+)", t))
+errs += sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t))
+print(re.search(r"(\d+) requests in", t).group(1), re.search(r"Requests/sec:\s+([\d.]+)", t).group(1),
+      "%.1f" % ms(re.search(r"^\s+50%\s+(\S+)", t, re.M).group(1)),
+      "%.1f" % ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)), errs)
+PY
+}
+curl -s -o "$out/aspect-miss.jpg" "http://127.0.0.1:18091/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80&bg=000001"
+check=$("$VPY" "$PEERS/verify.py" "$out/aspect-miss.jpg" "$IMAGES/big.jpg")
+pg="${pids[-1]}"
+for conns in 8 16; do
+  echo "### Cache miss: big.jpg → 300×225 fill, JPEG q80, wrk -t2 -c$conns -d10s"; echo
+  BENCH_CONNS=$conns BENCH_IMAGES=big.jpg BENCH_FLOOR=0 BENCH_PEERS="nginx-imagefilter thumbor pyvips" \
+    "$PEERS/bench.sh" 2>"$out/peers-$conns.log" | sed -n '/^| peer/,/^$/p' | sed '/^$/d'
+  wrk -t2 -c"$conns" -d3s --timeout 30s -s "$out/unique.lua" http://127.0.0.1:18091 >/dev/null 2>&1
+  reset_peak "$pg"
+  t0=$(ticks "$pg")
+  wrk -t2 -c"$conns" -d10s --latency --timeout 30s -s "$out/unique.lua" http://127.0.0.1:18091 > "$out/miss-$conns.txt"
+  t1=$(ticks "$pg")
+  read -r reqs rps p50 p99 err < <(summary "$out/miss-$conns.txt")
+  rss=$(awk -v k="$(peak_rss_kb "$pg")" 'BEGIN{printf "%.0f", k/1024}')
+  cpu=$(awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", 1000*d/hz/n}')
+  IFS=$'\t' read -r size fmt bands dref dnor verdict <<< "$check"
+  echo "| aspect (cache off, unique keys) | big.jpg | $rps | $p50 | $p99 | $err | $rss | $cpu | $size $verdict, Δref $dref |"
+  echo
+done
