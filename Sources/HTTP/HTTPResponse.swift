@@ -50,16 +50,35 @@ public struct HTTPResponse: Sendable {
 
     public static func error(_ e: HTTPError) -> HTTPResponse { error(e.status, code: e.code, message: e.message) }
 
-    /// The status line and header block, ending in the empty line.
+    /// The status line and header block, ending in the empty line. Built as bytes: it is
+    /// on every response's path.
     public func head(date: String, keepAlive: Bool) -> [UInt8] {
-        var s = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\nDate: \(date)\r\nServer: aspect\r\n"
-        // A 304 and a 1xx carry no Content-Length of their own; 304's would describe the
-        // body a 200 would have, which this server does not know here.
-        if status != 304 { s += "Content-Length: \(body.length)\r\n" }
-        for f in headers.fields { s += "\(f.name): \(f.value)\r\n" }
-        if !keepAlive { s += "Connection: close\r\n" }
-        s += "\r\n"
-        return Array(s.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + headers.fields.count * 48)
+        func add(_ s: String) { out.append(contentsOf: s.utf8) }
+        add("HTTP/1.1 ")
+        add(String(status))
+        out.append(0x20)
+        add(HTTPResponse.reason(status))
+        add("\r\nDate: ")
+        add(date)
+        add("\r\nServer: aspect\r\n")
+        // A 304 carries no Content-Length of its own: it would describe the body a 200
+        // would have, which this server does not know here.
+        if status != 304 {
+            add("Content-Length: ")
+            add(String(body.length))
+            add("\r\n")
+        }
+        for f in headers.fields {
+            add(f.name)
+            add(": ")
+            add(f.value)
+            add("\r\n")
+        }
+        if !keepAlive { add("Connection: close\r\n") }
+        add("\r\n")
+        return out
     }
 
     public static func reason(_ status: Int) -> String {

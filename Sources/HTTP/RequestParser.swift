@@ -277,30 +277,33 @@ enum Token {
 /// (`http://host/path?query`) or `*`.
 enum Target {
     static func parse(_ target: String) -> Swift.Result<(path: String, query: String), HTTPError> {
-        var rest = Substring(target)
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        if rest == "*" { return .success(("*", "")) }
-        if rest.utf8.first != UInt8(ascii: "/") {
-            let lower = rest.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-                return .failure(.badRequest("the request target must start with '/'"))
-            }
-            let afterScheme = rest[rest.index(rest.startIndex, offsetBy: lower.hasPrefix("http://") ? 7 : 8)...]
-            rest = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }).map { afterScheme[$0...] } ?? "/"
-            if rest.hasPrefix("?") { rest = "/" + rest }
+        // On UTF-8 bytes throughout: the target is ASCII (the request line allows no other
+        // byte), and Character-wise Substring work costs more than the rest of the request.
+        var bytes = Substring(target).utf8[...]
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes = bytes[..<hash] }
+        if bytes.elementsEqual("*".utf8) { return .success(("*", "")) }
+        if bytes.first != UInt8(ascii: "/") {
+            let lower = String(decoding: bytes.prefix(8), as: UTF8.self).lowercased()
+            let scheme = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
+            guard scheme > 0 else { return .failure(.badRequest("the request target must start with '/'")) }
+            let afterScheme = bytes.dropFirst(scheme)
+            guard let start = afterScheme.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+            else { return .success(("/", "")) }
+            bytes = afterScheme[start...]
         }
-        let path: Substring
-        let query: Substring
-        if let q = rest.firstIndex(of: "?") {
-            path = rest[..<q]
-            query = rest[rest.index(after: q)...]
+        let path: Substring.UTF8View.SubSequence
+        let query: Substring.UTF8View.SubSequence
+        if let q = bytes.firstIndex(of: UInt8(ascii: "?")) {
+            path = bytes[..<q]
+            query = bytes[bytes.index(after: q)...]
         } else {
-            (path, query) = (rest, "")
+            (path, query) = (bytes, bytes[bytes.endIndex...])
         }
-        guard let decoded = percentDecode(path), !decoded.utf8.contains(0) else {
+        let decodedPath = path.isEmpty ? "/" : percentDecode(Substring(path))
+        guard let decoded = decodedPath, !decoded.utf8.contains(0) else {
             return .failure(.badRequest("the request path has a broken percent escape"))
         }
-        return .success((decoded, String(query)))
+        return .success((decoded, String(Substring(query))))
     }
 
     static func percentDecode(_ s: Substring) -> String? {
