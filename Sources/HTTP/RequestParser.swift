@@ -55,14 +55,18 @@ public struct RequestParser: Sendable {
                 }
                 state = .body(remaining: remaining - take)
             case .requestLine, .headers:
-                let c = bytes[i]
-                i += 1
-                if c != UInt8(ascii: "\n") {
-                    line.append(c)
+                // A whole line at a time where it has arrived, a piece where it has not.
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[i...])
+                guard let lf = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                    line.append(contentsOf: rest)
+                    i = bytes.count
                     if let e = checkLineLength() { return (i, fail(e)) }
                     continue
                 }
+                line.append(contentsOf: rest[..<lf])
+                i += lf + 1
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                if let e = checkLineLength() { return (i, fail(e)) }
                 let complete = line
                 line.removeAll(keepingCapacity: true)
                 if let r = takeLine(complete) { return (i, r) }
