@@ -31,7 +31,8 @@ enum ServeCommand {
         do throws(SystemError) {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
-                handler: ServiceHandler(config: config, thumbnailer: thumbnailer, cache: cache))
+                handler: ServiceHandler(
+                    config: config, realRoot: realRoot(config.images.root), thumbnailer: thumbnailer, cache: cache))
         } catch {
             Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1
@@ -44,6 +45,17 @@ enum ServeCommand {
         server.run()
         Console.error("aspect serve: stopped")
         return 0
+    }
+
+    /// The image root's real path, or nil (with a warning) when it cannot be resolved.
+    static func realRoot(_ root: String) -> String? {
+        guard let r = realpath(root, nil) else {
+            Console.error(
+                "aspect serve: warning: images.root \(root) cannot be resolved: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        defer { free(r) }
+        return String(cString: r)
     }
 
     static func serverConfiguration(_ c: Config) -> ServerConfiguration {

@@ -9,6 +9,8 @@ import Imaging
 /// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`.
 struct ServiceHandler: HTTPHandler {
     let config: Config
+    /// The image root with every symlink resolved: every source's real path must be under it.
+    let realRoot: String?
     let thumbnailer: Thumbnailer
     let cache: DiskCache
     let metrics = Metrics()
@@ -96,7 +98,11 @@ struct ServiceHandler: HTTPHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        let path = config.images.root + "/" + parsed.src
+        let path: String
+        switch Self.confine(parsed.src, root: config.images.root, realRoot: realRoot) {
+        case .success(let p): path = p
+        case .failure(let e): return .respond(Self.error(e))
+        }
         guard let identity = Self.identity(path, src: parsed.src) else {
             return .respond(Self.error(AspectError(.notFound, "no such source image: \(parsed.src)")))
         }
@@ -134,6 +140,21 @@ struct ServiceHandler: HTTPHandler {
         return .respond(
             HTTPResponse(
                 status: 200, headers: h, body: .file(fd: fd, offset: 0, length: hit.size), logNote: "cache=HIT"))
+    }
+
+    /// The source's real path, all symlinks resolved, when it lies under the real image
+    /// root; a symlink that leads out is refused (403), a missing file is 404. The string
+    /// checks of Core come first; this is the check on what the path really names.
+    static func confine(_ src: String, root: String, realRoot: String?) -> Result<String, AspectError> {
+        guard let realRoot, let resolved = realpath(root + "/" + src, nil) else {
+            return .failure(AspectError(.notFound, "no such source image: \(src)"))
+        }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        guard real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") else {
+            return .failure(AspectError(.forbiddenPath, "src '\(src)' is refused: it leads outside the image root"))
+        }
+        return .success(real)
     }
 
     /// The source's identity from stat(2); nil when it is not a regular file.

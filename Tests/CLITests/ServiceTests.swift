@@ -218,6 +218,32 @@ import Testing
         #expect(Self.value(after.text, "aspect_render_seconds_count") == 1)
     }
 
+    @Test func symlinksThatLeaveTheRootAreRefused() throws {
+        let images = dir.appendingPathComponent("images")
+        let outside = dir.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: images.appendingPathComponent("square.webp"), to: outside.appendingPathComponent("secret.webp"))
+        let fm = FileManager.default
+        try fm.createSymbolicLink(
+            atPath: images.appendingPathComponent("escape.webp").path,
+            withDestinationPath: outside.appendingPathComponent("secret.webp").path)
+        try fm.createSymbolicLink(
+            atPath: images.appendingPathComponent("elsewhere").path, withDestinationPath: outside.path)
+        try fm.createSymbolicLink(
+            atPath: images.appendingPathComponent("alias.webp").path, withDestinationPath: "square.webp")
+        let s = try serve()
+        for target in ["/thumb?src=escape.webp&w=50", "/thumb?src=elsewhere/secret.webp&w=50"] {
+            let r = try Self.get(s.port, target)
+            #expect(r.status == 403, "\(target): \(r.status)")
+            #expect(r.text.contains("forbidden_path") && r.text.contains("outside the image root"))
+        }
+        // A symlink that stays inside is an ordinary source.
+        #expect(try Self.get(s.port, "/thumb?src=alias.webp&w=50").status == 200)
+        #expect(try Self.get(s.port, "/thumb?src=missing.webp&w=50").status == 404)
+        #expect(try Self.get(s.port, "/thumb?src=..%2Foutside%2Fsecret.webp&w=50").status == 403)
+    }
+
     @Test func anUnusableCacheFolderStillServes() throws {
         let blocker = dir.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)
