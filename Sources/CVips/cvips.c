@@ -106,3 +106,4 @@ int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail
     *out = vips_image_new_from_buffer(data, length, "", "fail_on", fail_on, NULL);
     return *out ? 0 : -1;
 }
+

@@ -25,6 +25,22 @@ extension Config {
             "server.drainTimeoutMs", 0...3_600_000, "time in-flight requests have to finish after SIGTERM, in ms",
             \.server.drainTimeoutMs),
         .string("images.root", "the folder src is relative to", allowEmpty: false, isPath: true, \.images.root),
+        ConfigKey("images.formats", "source formats decoded: a list, or names joined by commas") { c, v, _ in
+            let names: [String]?
+            switch v {
+            case .string(let s): names = s.split(separator: ",").map { String($0.trimmingSpaces) }
+            case .array(let a):
+                names = a.map { if case .string(let s) = $0 { s } else { "" } }
+            default: names = nil
+            }
+            guard let names, !names.isEmpty, names.allSatisfy(Config.Images.knownFormats.contains) else {
+                return "must list formats among \(Config.Images.knownFormats.joined(separator: ", "))"
+            }
+            c.images.formats = names
+            return nil
+        } read: {
+            $0.images.formats.joined(separator: ",")
+        },
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(

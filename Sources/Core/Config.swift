@@ -19,6 +19,14 @@ public struct Config: Equatable, Sendable {
     public struct Images: Equatable, Sendable {
         /// The folder `src` is relative to (absolute once loaded).
         public var root = "samples"
+        /// The source formats decoded, by libvips loader. SVG, PDF and ImageMagick can read
+        /// other files or run interpreters: off unless listed.
+        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
+
+        /// Every format a loader of Debian's libvips can be named by here.
+        public static let knownFormats = [
+            "jpeg", "png", "webp", "gif", "heif", "tiff", "svg", "pdf", "jxl", "jp2k", "magick",
+        ]
     }
 
     public struct Cache: Equatable, Sendable {

@@ -7,6 +7,7 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
     case number(Double)
     case bool(Bool)
     case object([String: ConfigValue])
+    case array([ConfigValue])
     case other(String)
 
     public init(from decoder: any Decoder) throws {
@@ -21,10 +22,12 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
             self = .string(s)
         } else if let o = try? c.decode([String: ConfigValue].self) {
             self = .object(o)
+        } else if let a = try? c.decode([ConfigValue].self) {
+            self = .array(a)
         } else if c.decodeNil() {
             self = .other("null")
         } else {
-            self = .other("an array")
+            self = .other("an unsupported value")
         }
     }
 
@@ -36,6 +39,7 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
         case .number(let d): "\(d)"
         case .bool(let b): "\(b)"
         case .object: "an object"
+        case .array(let a): "[" + a.map(\.shown).joined(separator: ", ") + "]"
         case .other(let s): s
         }
     }
@@ -46,7 +50,7 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
         case .integer(let i): "\(i)"
         case .number(let d): decimalString(d)
         case .bool(let b): "\(b)"
-        case .object, .other: nil
+        case .object, .array, .other: nil
         }
     }
 

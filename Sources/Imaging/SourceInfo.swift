@@ -34,7 +34,9 @@ public struct ImagingLimits: Equatable, Sendable {
     }
 
     public init(_ config: Config) {
-        self.init(maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels)
+        self.init(
+            maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
+            formats: Set(config.images.formats))
     }
 }
 

@@ -64,7 +64,7 @@ import Testing
             "server.host": "::1", "server.port": "1234", "server.workers": "7", "server.queueDepth": "9",
             "server.maxConnections": "11", "server.headerTimeoutMs": "1500", "server.idleTimeoutMs": "2500",
             "server.writeTimeoutMs": "3500", "server.drainTimeoutMs": "4500", "server.eventLoops": "3",
-            "log.access": "false",
+            "log.access": "false", "images.formats": "jpeg,png",
             "images.root": "/img", "cache.dir": "/c", "cache.maxBytes": "2GiB", "http.maxAgeSeconds": "60",
             "limits.maxDimension": "1000", "limits.maxDpr": "2.5", "limits.maxSourceBytes": "10MB",
             "limits.maxSourcePixels": "1000000", "limits.processingTimeoutMs": "500",
@@ -126,6 +126,7 @@ import Testing
         Bad(key: "log.format", value: "xml", message: "must be one of text, json, got 'xml'"),
         Bad(key: "log.level", value: "loud", message: "must be one of debug, info, warn, error, got 'loud'"),
         Bad(key: "log.access", value: "maybe", message: "must be true or false, got 'maybe'"),
+        Bad(key: "images.formats", value: "jpeg,bmp", message: "must list formats among jpeg, png"),
         Bad(key: "server.eventLoops", value: "65", message: "must be an integer from 0 to 64"),
         Bad(key: "server.writeTimeoutMs", value: "0", message: "must be an integer from 100 to 3600000"),
         Bad(key: "server.drainTimeoutMs", value: "-1", message: "must be an integer from 0 to 3600000"),
@@ -160,6 +161,8 @@ import Testing
         // Typed JSON and text mean the same.
         #expect(try load(file: #"{"server": {"port": "81"}}"#).server.port == 81)
         #expect(try load(file: #"{"cache": {"maxBytes": "512MiB"}}"#).cache.maxBytes == 512 << 20)
+        #expect(try load(file: #"{"images": {"formats": ["png", "svg"]}}"#).images.formats == ["png", "svg"])
+        #expect(failure(file: #"{"images": {"formats": ["png", 3]}}"#)?.key == "images.formats")
     }
 
     @Test func unknownEnvironmentIsReported() {
