@@ -35,19 +35,26 @@ let package = Package(
         .target(
             name: "Cache", dependencies: ["Core", "CVips"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        // Signed URLs: HMAC-SHA256 by GLib's GHmac over Core's canonical form.
+        .target(
+            name: "Signing", dependencies: ["Core", "CVips"],
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .target(name: "CLinux"),
         // The HTTP/1.1 codec: parser and response writer, no I/O, no dependencies.
         .target(name: "HTTP"),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
         .executableTarget(
-            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache"],
+            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
+        .testTarget(
+            name: "SigningTests", dependencies: ["Signing", "Core"],
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),

@@ -5,6 +5,7 @@ import Glibc
 import HTTP
 import HTTPServer
 import Imaging
+import Signing
 
 /// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`.
 struct ServiceHandler: HTTPHandler {
@@ -13,6 +14,8 @@ struct ServiceHandler: HTTPHandler {
     let realRoot: String?
     let thumbnailer: Thumbnailer
     let cache: DiskCache
+    /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
+    var signer: Signer? { config.signingEnabled ? Signer(key: config.security.signingKey) : nil }
     let metrics = Metrics()
     let coalescer = Coalescer<Result<Rendered, ImagingError>>()
     /// Recently seen request targets and their keys, so a repeated URL skips parsing,
@@ -92,9 +95,25 @@ struct ServiceHandler: HTTPHandler {
         {
             return served
         }
+        let params: QueryParameters
+        do throws(AspectError) {
+            params = try QueryParameters.decode(request.query)
+        } catch {
+            return .respond(Self.error(error))
+        }
+        if let signer {
+            // Checked on the parameters as sent, before anything else is looked at.
+            guard let sig = params.pairs.first(where: { $0.name == "sig" })?.value else {
+                return .respond(
+                    Self.error(AspectError(.badSignature, "sig is required: this server only serves signed URLs")))
+            }
+            guard signer.verify(sig, params) else {
+                return .respond(Self.error(AspectError(.badSignature, "sig does not match this request")))
+            }
+        }
         let parsed: ThumbRequest
         do throws(AspectError) {
-            parsed = try ThumbRequest.parse(query: request.query, limits: config.requestLimits)
+            parsed = try ThumbRequest.parse(params, limits: config.requestLimits)
         } catch {
             return .respond(Self.error(error))
         }

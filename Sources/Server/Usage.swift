@@ -10,6 +10,7 @@ enum Usage {
           aspect thumb SRC OUT    make one thumbnail (aspect thumb --help for its flags)
           aspect config [flags]   check the configuration and print every key's effective value
           aspect samples DIR      make the embedded default's sample images in DIR
+          aspect sign URL         print URL signed with security.signingKey
           aspect --help           this text
 
         Configuration: config.json (or --config PATH, or ASPECT_CONFIG), then ASPECT_* environment

@@ -244,6 +244,29 @@ import Testing
         #expect(try Self.get(s.port, "/thumb?src=..%2Foutside%2Fsecret.webp&w=50").status == 403)
     }
 
+    @Test func withASigningKeyOnlySignedURLsAreServed() throws {
+        let key = "a signing key of some length"
+        let s = try serve(["ASPECT_SECURITY_SIGNINGKEY": key])
+        let url = "http://127.0.0.1:\(s.port)/thumb?src=landscape.jpg&w=120&ratio=4%3A3&mode=fill"
+        let signed = try Binary.run(["sign", url, "--signing-key", key])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let target = String(
+            signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst("http://127.0.0.1:\(s.port)".count))
+        #expect(target.contains("&sig="))
+        #expect(try Self.get(s.port, target).status == 200)
+        let unsigned = try Self.get(s.port, "/thumb?src=landscape.jpg&w=120&ratio=4%3A3&mode=fill")
+        #expect(
+            unsigned.status == 403 && unsigned.text.contains("bad_signature")
+                && unsigned.text.contains("sig is required"))
+        let tampered = try Self.get(s.port, target.replacingOccurrences(of: "w=120", with: "w=121"))
+        #expect(tampered.status == 403 && tampered.text.contains("does not match"))
+        // The parameters in another order, the same signature: the same request.
+        let sig = try #require(target.split(separator: "&").last)
+        #expect(try Self.get(s.port, "/thumb?\(sig)&mode=fill&ratio=4:3&w=120&src=landscape.jpg").status == 200)
+        // Other routes are not signed.
+        #expect(try Self.get(s.port, "/healthz").status == 200)
+    }
+
     @Test func anUnusableCacheFolderStillServes() throws {
         let blocker = dir.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)

@@ -1,0 +1,49 @@
+import CVips
+import Core
+import Foundation
+
+/// SPEC's signed URLs: `sig = base64url_nopad(HMAC-SHA256(key, "/thumb?" + canonical))`,
+/// where `canonical` is every parameter as sent but `sig`, in Core's canonical form.
+/// HMAC from GLib's GHmac (linked with libvips); the comparison is constant-time.
+public struct Signer: Sendable {
+    private let key: [UInt8]
+
+    public init(key: String) { self.key = Array(key.utf8) }
+
+    /// The signature of a request whose parameters are `params` (any `sig` among them is
+    /// left out).
+    public func signature(path: String = "/thumb", _ params: QueryParameters) -> String {
+        Self.base64URL(hmac(path + "?" + params.canonical()))
+    }
+
+    /// Whether `sig` is the signature of `params`, compared in constant time.
+    public func verify(_ sig: String, path: String = "/thumb", _ params: QueryParameters) -> Bool {
+        let expected = Array(signature(path: path, params).utf8)
+        let given = Array(sig.utf8)
+        // The length is not secret (it is fixed); the contents are compared in full.
+        guard expected.count == given.count else { return false }
+        var diff: UInt8 = 0
+        for i in 0..<expected.count { diff |= expected[i] ^ given[i] }
+        return diff == 0
+    }
+
+    func hmac(_ message: String) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        key.withUnsafeBufferPointer { k in
+            guard let h = g_hmac_new(G_CHECKSUM_SHA256, k.baseAddress, gsize(k.count)) else { return }
+            defer { g_hmac_unref(h) }
+            let m = Array(message.utf8)
+            m.withUnsafeBufferPointer { g_hmac_update(h, $0.baseAddress, gssize($0.count)) }
+            var length = gsize(digest.count)
+            digest.withUnsafeMutableBufferPointer { g_hmac_get_digest(h, $0.baseAddress, &length) }
+        }
+        return digest
+    }
+
+    /// RFC 4648 §5, without padding.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
