@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "Core"],
+            name: "ImagingTests", dependencies: ["Imaging", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
