@@ -11,7 +11,7 @@ import Testing
         try Config.load(
             ConfigSources(
                 filePath: file == nil ? nil : path, fileContents: file.map { Data($0.utf8) }, environment: env,
-                flags: flags, workingDirectory: "/srv/work"))
+                flags: flags, workingDirectory: "/srv/aspect"))
     }
 
     func failure(
@@ -29,7 +29,7 @@ import Testing
         let c = try load()
         #expect(c.server.host == "127.0.0.1" && c.server.port == 8080)
         #expect(c.server.workers == 0 && c.server.queueDepth == 64)
-        #expect(c.images.root == "/srv/work/samples" && c.cache.dir == "/srv/work/cache")
+        #expect(c.images.root == "/srv/aspect/samples" && c.cache.dir == "/srv/aspect/cache")
         #expect(c.limits.maxDimension == 4096 && c.limits.maxDpr == 4)
         #expect(!c.signingEnabled)
         #expect(c.log.format == .text && c.log.level == .info)
@@ -88,10 +88,10 @@ import Testing
     @Test func relativePathsFollowTheirSource() throws {
         let file = #"{"images": {"root": "img"}, "cache": {"dir": "./cache/"}}"#
         let c = try load(file: file, path: "deploy/config.json")
-        #expect(c.images.root == "/srv/work/deploy/img")  // beside the file
-        #expect(c.cache.dir == "/srv/work/deploy/cache")
+        #expect(c.images.root == "/srv/aspect/deploy/img")  // beside the file
+        #expect(c.cache.dir == "/srv/aspect/deploy/cache")
         let e = try load(file: file, path: "deploy/config.json", env: ["ASPECT_IMAGES_ROOT": "other"])
-        #expect(e.images.root == "/srv/work/other")  // from the working directory
+        #expect(e.images.root == "/srv/aspect/other")  // from the working directory
         let abs = try load(flags: ["cache.dir": "/var/cache/aspect"])
         #expect(abs.cache.dir == "/var/cache/aspect")
     }
