@@ -15,7 +15,7 @@ final class RecentKeys: Sendable {
     }
 
     /// Past this many, the memo starts over: a bound, not an LRU.
-    static let capacity = 10_000
+    static let capacity = 2_000
     private let known = Mutex<[String: Known]>([:])
 
     func get(_ target: String) -> Known? { known.withLock { $0[target] } }
