@@ -41,11 +41,10 @@ ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count) {
 }
 
 static int shutdown_fd = -1;
-static volatile sig_atomic_t shutdown_signal = 0;
 
 static void on_shutdown_signal(int sig) {
     int saved = errno;
-    shutdown_signal = sig;
+    (void)sig;
     uint64_t one = 1;
     if (shutdown_fd >= 0) {
         ssize_t ignored = write(shutdown_fd, &one, sizeof one);
@@ -74,4 +73,3 @@ int clinux_install_shutdown_signals(int fd) {
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL) == 0 ? 0 : -1;
 }
 
-int clinux_shutdown_signal(void) { return shutdown_signal; }

@@ -16,13 +16,6 @@ public struct HTTPHeaders: Sendable, Equatable {
         fields.first { HTTPHeaders.equalNames($0.name, name) }?.value
     }
 
-    /// Whether a comma-separated header (`Connection: keep-alive, close`) lists `token`.
-    public func contains(_ name: String, token: String) -> Bool {
-        values(name).contains { v in
-            v.split(separator: ",").contains { HTTPHeaders.equalNames(trimmed($0), token) }
-        }
-    }
-
     public var count: Int { fields.count }
 
     static func equalNames(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {

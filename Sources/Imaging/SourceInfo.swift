@@ -21,9 +21,8 @@ public struct ImagingLimits: Equatable, Sendable {
     /// The source formats that may be loaded (by `SourceInfo.format`).
     public var formats: Set<String>
 
-    /// The formats served unless configured otherwise: the common raster formats, and
-    /// none of the loaders that can read other files or run interpreters (SVG, PDF, …).
-    public static let defaultFormats: Set<String> = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
+    /// The formats served unless configured otherwise: `images.formats`' default.
+    public static let defaultFormats = Set(Config().images.formats)
 
     public init(
         maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats

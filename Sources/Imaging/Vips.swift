@@ -23,9 +23,4 @@ public enum Vips {
         defer { g_free(copy) }
         return String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
     }
-
-    /// libvips' version, `8.14.1`.
-    public static var version: String {
-        "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
-    }
 }

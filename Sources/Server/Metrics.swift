@@ -9,7 +9,6 @@ final class Metrics: Sendable {
         var requests: [String: Int] = [:]  // "route\u{0}status"
         var hits = 0
         var misses = 0
-        var renders = 0
         var coalesced = 0
         var renderBuckets = [Int](repeating: 0, count: Metrics.bounds.count)
         var renderCount = 0
@@ -30,15 +29,11 @@ final class Metrics: Sendable {
 
     func rendered(seconds: Double) {
         counters.withLock { c in
-            c.renders += 1
             c.renderCount += 1
             c.renderSum += seconds
             for (i, b) in Metrics.bounds.enumerated() where seconds <= b { c.renderBuckets[i] += 1 }
         }
     }
-
-    /// Renders so far (for tests through /metrics).
-    var renders: Int { counters.withLock { $0.renders } }
 
     func exposition(cache: DiskCache?, server: ServerStats) -> String {
         let c = counters.withLock { $0 }
@@ -60,7 +55,7 @@ final class Metrics: Sendable {
             [("", "\(figures.evictions)")])
         metric("aspect_cache_bytes", "gauge", "Bytes held in the disk cache.", [("", "\(figures.bytes)")])
         metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", [("", "\(figures.entries)")])
-        metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", [("", "\(c.renders)")])
+        metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", [("", "\(c.renderCount)")])
         metric(
             "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",
             [("", "\(c.coalesced)")])

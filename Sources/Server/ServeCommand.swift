@@ -3,6 +3,7 @@ import Core
 import Foundation
 import HTTPServer
 import Imaging
+import Signing
 
 /// `aspect serve`: loads the configuration, binds, serves until SIGTERM or SIGINT has
 /// drained, exits 0.
@@ -32,7 +33,8 @@ enum ServeCommand {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
-                    config: config, realRoot: realRoot(config.images.root), thumbnailer: thumbnailer, cache: cache))
+                    config: config, realRoot: realRoot(config.images.root), thumbnailer: thumbnailer, cache: cache,
+                    signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil))
         } catch {
             Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1

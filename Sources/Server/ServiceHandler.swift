@@ -15,7 +15,7 @@ struct ServiceHandler: HTTPHandler {
     let thumbnailer: Thumbnailer
     let cache: DiskCache
     /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
-    var signer: Signer? { config.signingEnabled ? Signer(key: config.security.signingKey) : nil }
+    let signer: Signer?
     let metrics = Metrics()
     let coalescer = Coalescer<Result<Rendered, ImagingError>>()
     /// Recently seen request targets and their keys, so a repeated URL skips parsing,

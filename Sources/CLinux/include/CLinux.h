@@ -33,9 +33,7 @@ int clinux_eventfd(void);
 int clinux_accept(int fd);
 ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
 
-/// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd) and are remembered.
+/// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd).
 int clinux_install_shutdown_signals(int fd);
-/// The last shutdown signal received, 0 if none.
-int clinux_shutdown_signal(void);
 
 #endif
