@@ -34,10 +34,13 @@ public final class DiskCache: Sendable {
     public let problem: String?
     private let state = Mutex(State())
     private let tempCounter = Atomic<UInt64>(0)
+    /// Told the keys (hex) whose files were removed or replaced, after the fact.
+    private let onRemove: @Sendable ([String]) -> Void
 
-    public init(dir: String, maxBytes: Int64) {
+    public init(dir: String, maxBytes: Int64, onRemove: @escaping @Sendable ([String]) -> Void = { _ in }) {
         self.dir = dir
         self.maxBytes = maxBytes
+        self.onRemove = onRemove
         if maxBytes == 0 {
             problem = "cache.maxBytes is 0: the cache is off"
             return
@@ -65,6 +68,7 @@ public final class DiskCache: Sendable {
         state.withLock { s in
             if let e = s.entries.removeValue(forKey: key.hex) { s.total -= e.size }
         }
+        onRemove([key.hex])
     }
 
     /// Writes an entry whole (temporary file, fsync, rename) and evicts what no longer
@@ -87,6 +91,7 @@ public final class DiskCache: Sendable {
             return evict(&s)
         }
         for (hex, f) in doomed { unlink(path(hex, f)) }
+        onRemove([key.hex] + doomed.map(\.0))
         return true
     }
 

@@ -44,6 +44,9 @@ extension Config {
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(
+            "cache.openFiles", 0...100_000, "cached results kept open for hits (0: opened per hit)",
+            \.cache.openFiles),
+        .integer(
             "http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds",
             \.http.maxAgeSeconds),
         .integer(

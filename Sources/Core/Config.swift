@@ -33,6 +33,8 @@ public struct Config: Equatable, Sendable {
         /// Where results are kept (absolute once loaded).
         public var dir = "cache"
         public var maxBytes: Int64 = 1 << 30
+        /// Results kept open for hits, so a hit costs no open(2) or close(2).
+        public var openFiles = 1000
     }
 
     public struct HTTP: Equatable, Sendable {

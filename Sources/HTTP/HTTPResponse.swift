@@ -3,9 +3,8 @@
 public struct HTTPResponse: Sendable {
     public enum Body: Sendable {
         case bytes([UInt8])
-        /// `length` bytes of an open file from `offset`, sent by sendfile(2). The response
-        /// owns `fd`: whoever sends or drops the response closes it.
-        case file(fd: Int32, offset: Int64, length: Int64)
+        /// `length` bytes of an open file from `offset`, sent by sendfile(2).
+        case file(OpenFile, offset: Int64, length: Int64)
 
         public var length: Int64 {
             switch self {

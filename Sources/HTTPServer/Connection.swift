@@ -23,7 +23,7 @@ final class Connection {
 
     enum Chunk {
         case bytes([UInt8], sent: Int)
-        case file(fd: Int32, offset: Int64, remaining: Int64)
+        case file(OpenFile, offset: Int64, remaining: Int64)
     }
 
     /// What the access log needs of the request being answered.

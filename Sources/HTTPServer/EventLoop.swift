@@ -233,8 +233,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for (id, response) in done {
             guard let c = connections[id], c.phase == .processing else {
-                // The client went away meanwhile: drop the answer (and its file).
-                if case .file(let fd, _, _) = response.body { Glibc.close(fd) }
+                // The client went away meanwhile: drop the answer.
                 continue
             }
             c.phase = .reading
@@ -251,12 +250,8 @@ final class EventLoop: @unchecked Sendable {
         switch response.body {
         case .bytes(let b):
             if !isHead, !b.isEmpty { chunks.append(.bytes(b, sent: 0)) }
-        case .file(let fd, let offset, let length):
-            if isHead || length == 0 {
-                Glibc.close(fd)
-            } else {
-                chunks.append(.file(fd: fd, offset: offset, remaining: length))
-            }
+        case .file(let file, let offset, let length):
+            if !isHead, length > 0 { chunks.append(.file(file, offset: offset, remaining: length)) }
         }
         c.output = [.bytes(head, sent: 0)] + chunks
         c.closeAfterWrite = !keep
@@ -284,12 +279,12 @@ final class EventLoop: @unchecked Sendable {
                 }
                 guard let n else { return waitWritable(c) }
                 Self.consume(n, from: &c.output)
-            case .file(let fd, let offset, let remaining):
+            case .file(let file, let offset, let remaining):
                 var off = off_t(offset)
                 let n: Int?
                 do {
                     n = try Syscall.nonBlocking("sendfile") {
-                        clinux_sendfile(c.fd, fd, &off, Int(min(remaining, 1 << 30)))
+                        clinux_sendfile(c.fd, file.fd, &off, Int(min(remaining, 1 << 30)))
                     }
                 } catch {
                     close(c)
@@ -302,10 +297,9 @@ final class EventLoop: @unchecked Sendable {
                     return
                 }
                 if Int64(n) == remaining {
-                    Glibc.close(fd)
                     c.output.removeFirst()
                 } else {
-                    c.output[0] = .file(fd: fd, offset: Int64(off), remaining: remaining - Int64(n))
+                    c.output[0] = .file(file, offset: Int64(off), remaining: remaining - Int64(n))
                 }
             }
             c.deadline = .write(Clock.now() + UInt64(configuration.writeTimeoutMs) * 1_000_000)
@@ -372,7 +366,6 @@ final class EventLoop: @unchecked Sendable {
     private func close(_ c: Connection) {
         guard connections.removeValue(forKey: c.id) != nil else { return }
         stats.openConnections.subtract(1, ordering: .relaxed)
-        for chunk in c.output { if case .file(let fd, _, _) = chunk { Glibc.close(fd) } }
         c.output.removeAll()
         _ = clinux_epoll_ctl(epoll, 2, c.fd, 0, 0)
         Glibc.close(c.fd)

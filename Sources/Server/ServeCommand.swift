@@ -24,7 +24,8 @@ enum ServeCommand {
             Console.error("aspect serve: \(error)")
             return 1
         }
-        let cache = DiskCache(dir: config.cache.dir, maxBytes: config.cache.maxBytes)
+        let openFiles = OpenFiles(capacity: config.cache.openFiles)
+        let cache = DiskCache(dir: config.cache.dir, maxBytes: config.cache.maxBytes) { openFiles.remove($0) }
         if let problem = cache.problem {
             Console.error("aspect serve: warning: serving uncached: \(problem)")
         }
@@ -34,6 +35,7 @@ enum ServeCommand {
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
                     config: config, realRoot: realRoot(config.images.root), thumbnailer: thumbnailer, cache: cache,
+                    openFiles: openFiles,
                     signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil))
         } catch {
             Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")

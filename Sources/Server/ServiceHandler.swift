@@ -14,6 +14,8 @@ struct ServiceHandler: HTTPHandler {
     let realRoot: String?
     let thumbnailer: Thumbnailer
     let cache: DiskCache
+    /// The cache's files held open for hits.
+    let openFiles: OpenFiles
     /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
     let signer: Signer?
     let metrics = Metrics()
@@ -147,8 +149,7 @@ struct ServiceHandler: HTTPHandler {
             return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
         }
         guard let hit = cache.lookup(key) else { return nil }
-        let fd = open(hit.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
+        guard let file = openFiles.file(key.hex, path: hit.path) else {
             cache.forget(key)
             return nil
         }
@@ -158,7 +159,7 @@ struct ServiceHandler: HTTPHandler {
         h.append("X-Cache", "HIT")
         return .respond(
             HTTPResponse(
-                status: 200, headers: h, body: .file(fd: fd, offset: 0, length: hit.size), logNote: "cache=HIT"))
+                status: 200, headers: h, body: .file(file, offset: 0, length: hit.size), logNote: "cache=HIT"))
     }
 
     /// The source's real path, all symlinks resolved, when it lies under the real image

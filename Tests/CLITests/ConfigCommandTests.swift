@@ -21,7 +21,7 @@ import Testing
         #expect(withFile.status == 0 && builtIn.status == 0)
         var a = values(withFile.stdout)
         var b = values(builtIn.stdout)
-        #expect(a.count == 24)
+        #expect(a.count == 25)
         #expect(a["images.root"] == Binary.repositoryRoot.appendingPathComponent("samples").path)
         for key in ["images.root", "cache.dir"] {
             a[key] = nil

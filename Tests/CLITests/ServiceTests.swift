@@ -138,6 +138,42 @@ import Testing
         #expect(Self.value(metrics, "aspect_cache_bytes").map { Int($0) <= cap } == true)
     }
 
+    /// The process's descriptors that name files of the cache folder, and how many of
+    /// those files have been deleted (evicted) since.
+    static func cacheDescriptors(_ pid: Int32) -> (open: Int, deleted: Int) {
+        let fds = "/proc/\(pid)/fd"
+        var open = 0
+        var deleted = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fds)/\(name)"),
+                target.contains("/cache/")
+            else { continue }
+            open += 1
+            if target.hasSuffix("(deleted)") { deleted += 1 }
+        }
+        return (open, deleted)
+    }
+
+    @Test func hitsKeepAtMostOpenFilesDescriptorsAndNoneOnEvictedEntries() throws {
+        let s = try serve(["ASPECT_CACHE_MAXBYTES": "150000", "ASPECT_CACHE_OPENFILES": "8"])
+        var first: [Int: [UInt8]] = [:]
+        for w in 100..<160 {
+            let miss = try Self.get(s.port, "/thumb?src=landscape.jpg&w=\(w)&format=png")
+            let hit = try Self.get(s.port, "/thumb?src=landscape.jpg&w=\(w)&format=png")
+            #expect(miss.headers["x-cache"] == "MISS" && hit.headers["x-cache"] == "HIT")
+            #expect(hit.body == miss.body, "w=\(w): the held-open file gave other bytes")
+            first[w] = miss.body
+        }
+        let held = Self.cacheDescriptors(s.process.processIdentifier)
+        #expect(held.open > 0 && held.open <= 8, "\(held.open) cache files held open for a limit of 8")
+        #expect(held.deleted == 0, "\(held.deleted) descriptors still hold evicted entries")
+        // Entries evicted and rendered again are served right, from a fresh descriptor.
+        for w in 100..<110 {
+            let again = try Self.get(s.port, "/thumb?src=landscape.jpg&w=\(w)&format=png")
+            #expect(again.status == 200 && again.body == first[w])
+        }
+    }
+
     @Test func thirtyTwoIdenticalColdRequestsRenderOnce() throws {
         let s = try serve(["ASPECT_SERVER_WORKERS": "2"])
         let target = "/thumb?src=landscape.jpg&w=640&ratio=16:9&mode=fill&format=webp"

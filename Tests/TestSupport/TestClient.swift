@@ -134,7 +134,8 @@ public struct TestHandler: HTTPHandler {
             guard fd >= 0 else { return .respond(.error(404, code: "not_found", message: "no file")) }
             var st = stat()
             fstat(fd, &st)
-            return .respond(HTTPResponse(status: 200, body: .file(fd: fd, offset: 0, length: Int64(st.st_size))))
+            return .respond(
+                HTTPResponse(status: 200, body: .file(OpenFile(fd: fd), offset: 0, length: Int64(st.st_size))))
         default:
             return .respond(.error(404, code: "not_found", message: "no such route"))
         }
