@@ -7,7 +7,7 @@
 #      response checked against a libvips reference), with Aspect as its extra peer;
 #   3. the same at -c16, for each server's peak RSS.
 #   bash bench/service.sh
-# Env: ROUNDS (3), DURATION (10s).
+# Env: ROUNDS (3), DURATION (10s), HITS_ONLY (1: stop after part 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10s}"
@@ -62,6 +62,7 @@ print(f"| nginx, the same bytes as a static file | {n[0]:,.0f} | {n[1]:.2f} |")
 print(f"| Aspect, X-Cache: HIT (sendfile) | {a[0]:,.0f} | {a[1]:.2f} |")
 print(f"\nAspect / nginx: {a[0] / n[0]:.2f}× (goal: at least 0.80×)\n")
 PY
+[ "${HITS_ONLY:-0}" = 1 ] && exit 0
 
 # 2 and 3. Misses. The peers through their own bench.sh (wrk -c8 and -c16, each response
 # checked against a libvips reference); Aspect the same way by hand, with its cache off
