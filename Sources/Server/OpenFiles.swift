@@ -7,25 +7,38 @@ import Synchronization
 /// descriptor is dropped then; a response still sending keeps its own reference.
 final class OpenFiles: Sendable {
     let capacity: Int
-    private let files = Mutex<[String: OpenFile]>([:])
+    private let files = Mutex<Table>(Table())
+
+    struct Table {
+        var byKey: [String: OpenFile] = [:]
+        /// Counts removals, so a file opened while its entry was being evicted is not kept.
+        var removals: UInt64 = 0
+    }
 
     init(capacity: Int) { self.capacity = capacity }
 
     /// The open file for `hex`, opened from `path` on first use; nil when it cannot be opened.
     func file(_ hex: String, path: String) -> OpenFile? {
         if capacity == 0 { return OpenFile.open(path) }
-        if let f = files.withLock({ $0[hex] }) { return f }
+        let (held, removals) = files.withLock { ($0.byKey[hex], $0.removals) }
+        if let held { return held }
         guard let f = OpenFile.open(path) else { return nil }
-        files.withLock { map in
+        files.withLock { t in
+            // An eviction meanwhile may have unlinked this very file: serve it this once
+            // (its bytes are whole), but do not keep it.
+            guard t.removals == removals else { return }
             // Full: one goes to make room. Which one matters little; the hot ones come back.
-            if map.count >= capacity, let any = map.keys.first { map[any] = nil }
-            map[hex] = f
+            if t.byKey.count >= capacity, let any = t.byKey.keys.first { t.byKey[any] = nil }
+            t.byKey[hex] = f
         }
         return f
     }
 
     func remove(_ hexes: [String]) {
         guard capacity > 0 else { return }
-        files.withLock { map in for h in hexes { map[h] = nil } }
+        files.withLock { t in
+            t.removals += 1
+            for h in hexes { t.byKey[h] = nil }
+        }
     }
 }
