@@ -24,6 +24,7 @@ enum ServeCommand {
             Console.error("aspect serve: \(error)")
             return 1
         }
+        raiseDescriptorLimit(config)
         let openFiles = OpenFiles(capacity: config.cache.openFiles)
         let cache = DiskCache(dir: config.cache.dir, maxBytes: config.cache.maxBytes) { openFiles.remove($0) }
         if let problem = cache.problem {
@@ -49,6 +50,20 @@ enum ServeCommand {
         server.run()
         Console.error("aspect serve: stopped")
         return 0
+    }
+
+    /// Connections and held-open cache files each take a descriptor: the soft limit is
+    /// raised (up to the hard one) to fit them, with room for the rest; a warning if it cannot.
+    static func raiseDescriptorLimit(_ c: Config) {
+        let need = rlim_t(c.server.maxConnections + c.cache.openFiles + 256)
+        var lim = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0, lim.rlim_cur < need else { return }
+        lim.rlim_cur = min(need, lim.rlim_max)
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) != 0 || lim.rlim_cur < need {
+            Console.error(
+                "aspect serve: warning: the open-file limit (\(lim.rlim_cur)) is below the \(need) that "
+                    + "server.maxConnections and cache.openFiles need; lower them or raise the limit")
+        }
     }
 
     /// The image root's real path, or nil (with a warning) when it cannot be resolved.

@@ -79,4 +79,55 @@ import Testing
         #expect(second.status == 1)
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"), "\(second.stderr)")
     }
+
+    /// The soft open-file limit of process `pid`, from /proc.
+    static func softOpenFileLimit(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+        else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.first
+    }
+
+    @Test func theOpenFileLimitIsRaisedToFitConnectionsAndHeldFilesOrAWarningSaysWhy() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let aspect = Binary.built("aspect").path
+        // A soft limit of 300 under a higher hard one: raised to maxConnections (1024) +
+        // cache.openFiles (1000) + 256.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "ulimit -Sn 300 && exec '\(aspect)' serve --port 0 --images images --cache-dir cache"]
+        p.currentDirectoryURL = dir
+        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer {
+            p.terminate()
+            p.waitUntilExit()
+        }
+        var soft: Int?
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            soft = Self.softOpenFileLimit(p.processIdentifier)
+            if let s = soft, s != 300, s != Self.softOpenFileLimit(getpid()) { break }
+            usleep(50_000)
+        }
+        #expect(soft == 2280, "soft open-file limit of the server: \(soft.map(String.init) ?? "unknown")")
+        // A hard limit too low: the server says which keys to lower (then fails on the busy port).
+        let busy = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images"])
+        let low = Process()
+        low.executableURL = URL(fileURLWithPath: "/bin/sh")
+        low.arguments = [
+            "-c", "ulimit -Sn 400 && ulimit -Hn 400 && exec '\(aspect)' serve --port \(busy.port) --images images",
+        ]
+        low.currentDirectoryURL = dir
+        low.environment = p.environment
+        let err = Pipe()
+        low.standardError = err
+        try low.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        low.waitUntilExit()
+        #expect(low.terminationStatus == 1)
+        #expect(text.contains("open-file limit (400) is below the 2280"), "\(text)")
+    }
 }
