@@ -130,12 +130,12 @@ public struct TestHandler: HTTPHandler {
                 return .text(200, "slept \(ms)")
             }
         case "/file":
-            let fd = open(request.query, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return .respond(.error(404, code: "not_found", message: "no file")) }
+            guard let file = OpenFile.open(request.query) else {
+                return .respond(.error(404, code: "not_found", message: "no file"))
+            }
             var st = stat()
-            fstat(fd, &st)
-            return .respond(
-                HTTPResponse(status: 200, body: .file(OpenFile(fd: fd), offset: 0, length: Int64(st.st_size))))
+            fstat(file.fd, &st)
+            return .respond(HTTPResponse(status: 200, body: .file(file, offset: 0, length: Int64(st.st_size))))
         default:
             return .respond(.error(404, code: "not_found", message: "no such route"))
         }
