@@ -10,9 +10,13 @@ import Synchronization
 /// restart; stray temporary files are removed then. One process per folder.
 public final class DiskCache: Sendable {
     public struct Hit: Sendable {
-        public var path: String
+        let dir: String
+        let hex: String
         public var format: ImageFormat
         public var size: Int64
+
+        /// The entry's file (built when asked for: a hit served from an open file needs no path).
+        public var path: String { DiskCache.path(dir, hex, format) }
     }
 
     struct Entry {
@@ -55,11 +59,11 @@ public final class DiskCache: Sendable {
     public func lookup(_ key: CacheKey) -> Hit? {
         guard isEnabled else { return nil }
         return state.withLock { s -> Hit? in
-            guard var e = s.entries[key.hex] else { return nil }
+            guard let i = s.entries.index(forKey: key.hex) else { return nil }
             s.clock += 1
-            e.lastUse = s.clock
-            s.entries[key.hex] = e
-            return Hit(path: path(key.hex, e.format), format: e.format, size: e.size)
+            s.entries.values[i].lastUse = s.clock
+            let e = s.entries.values[i]
+            return Hit(dir: dir, hex: key.hex, format: e.format, size: e.size)
         }
     }
 
@@ -115,7 +119,9 @@ public final class DiskCache: Sendable {
         return doomed
     }
 
-    private func path(_ hex: String, _ format: ImageFormat) -> String {
+    private func path(_ hex: String, _ format: ImageFormat) -> String { DiskCache.path(dir, hex, format) }
+
+    static func path(_ dir: String, _ hex: String, _ format: ImageFormat) -> String {
         "\(dir)/\(hex.prefix(2))/\(hex).\(format.rawValue)"
     }
 

@@ -54,6 +54,12 @@ public struct HTTPResponse: Sendable {
     public func head(date: String, keepAlive: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(160 + headers.fields.count * 48)
+        writeHead(into: &out, date: date, keepAlive: keepAlive)
+        return out
+    }
+
+    /// Appends the head to `out`, so a connection can reuse one buffer for every response.
+    public func writeHead(into out: inout [UInt8], date: String, keepAlive: Bool) {
         func add(_ s: String) { out.append(contentsOf: s.utf8) }
         add("HTTP/1.1 ")
         add(String(status))
@@ -77,7 +83,6 @@ public struct HTTPResponse: Sendable {
         }
         if !keepAlive { add("Connection: close\r\n") }
         add("\r\n")
-        return out
     }
 
     public static func reason(_ status: Int) -> String {

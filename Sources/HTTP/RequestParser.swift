@@ -1,3 +1,5 @@
+import Glibc
+
 /// An incremental HTTP/1.1 request parser: a state machine fed bytes as they arrive, in
 /// pieces of any size, that stops after each whole request so pipelined requests are
 /// answered in order. It does no I/O.
@@ -55,21 +57,32 @@ public struct RequestParser: Sendable {
                 }
                 state = .body(remaining: remaining - take)
             case .requestLine, .headers:
-                // A whole line at a time where it has arrived, a piece where it has not.
+                // A whole line at a time where it has arrived (read in place, not copied),
+                // a piece kept in `line` where it has not.
                 let rest = UnsafeRawBufferPointer(rebasing: bytes[i...])
-                guard let lf = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                guard let base = rest.baseAddress, let found = memchr(base, 0x0A, rest.count) else {
                     line.append(contentsOf: rest)
                     i = bytes.count
-                    if let e = checkLineLength() { return (i, fail(e)) }
+                    if let e = checkLineLength(line.count) { return (i, fail(e)) }
                     continue
                 }
-                line.append(contentsOf: rest[..<lf])
+                let lf = UnsafeRawPointer(found) - base
                 i += lf + 1
-                if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                if let e = checkLineLength() { return (i, fail(e)) }
-                let complete = line
-                line.removeAll(keepingCapacity: true)
-                if let r = takeLine(complete) { return (i, r) }
+                if line.isEmpty {
+                    let l = Self.withoutCR(UnsafeRawBufferPointer(rebasing: rest[..<lf]))
+                    if let e = checkLineLength(l.count) { return (i, fail(e)) }
+                    if let r = takeLine(l) { return (i, r) }
+                } else {
+                    line.append(contentsOf: rest[..<lf])
+                    let complete = line
+                    line.removeAll(keepingCapacity: true)
+                    let r = complete.withUnsafeBytes { raw -> Result? in
+                        let l = Self.withoutCR(raw)
+                        if let e = checkLineLength(l.count) { return fail(e) }
+                        return takeLine(l)
+                    }
+                    if let r { return (i, r) }
+                }
             }
         }
         return (i, .needMore)
@@ -80,11 +93,16 @@ public struct RequestParser: Sendable {
         bytes.withUnsafeBytes { parse($0) }
     }
 
-    private mutating func checkLineLength() -> HTTPError? {
+    /// A line without the CR of its CRLF (a bare LF ends a line too).
+    private static func withoutCR(_ l: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        l.last == UInt8(ascii: "\r") ? UnsafeRawBufferPointer(rebasing: l.dropLast()) : l
+    }
+
+    private mutating func checkLineLength(_ count: Int) -> HTTPError? {
         switch state {
-        case .requestLine where line.count > limits.maxTargetBytes + 32:
+        case .requestLine where count > limits.maxTargetBytes + 32:
             return HTTPError(414, "uri_too_long", "the request target is longer than \(limits.maxTargetBytes) bytes")
-        case .headers where headerBytes + line.count > limits.maxHeaderBytes:
+        case .headers where headerBytes + count > limits.maxHeaderBytes:
             return headersTooLarge()
         default:
             return nil
@@ -103,7 +121,7 @@ public struct RequestParser: Sendable {
     }
 
     /// One line, without its line end.
-    private mutating func takeLine(_ l: [UInt8]) -> Result? {
+    private mutating func takeLine(_ l: UnsafeRawBufferPointer) -> Result? {
         switch state {
         case .requestLine:
             if l.isEmpty {
@@ -213,36 +231,45 @@ public struct RequestParser: Sendable {
 
 /// `method SP target SP HTTP/1.x`.
 enum RequestLine {
-    static func parse(_ l: [UInt8], limits: ParserLimits) -> Swift.Result<(String, String, Int), HTTPError> {
-        let parts = l.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, parts[0].allSatisfy(Token.isTChar), !parts[1].isEmpty else {
+    static func parse(_ l: UnsafeRawBufferPointer, limits: ParserLimits)
+        -> Swift.Result<(String, String, Int), HTTPError>
+    {
+        let space = UInt8(ascii: " ")
+        guard let firstSpace = l.firstIndex(of: space), let lastSpace = l.lastIndex(of: space),
+            firstSpace < lastSpace
+        else {
             return .failure(.badRequest("the request line must be METHOD TARGET HTTP/1.1"))
         }
-        guard parts[1].count <= limits.maxTargetBytes else {
+        let method = l[..<firstSpace]
+        let target = l[(firstSpace + 1)..<lastSpace]
+        let version = l[(lastSpace + 1)...]
+        guard !method.isEmpty, method.allSatisfy(Token.isTChar), !target.isEmpty, !target.contains(space) else {
+            return .failure(.badRequest("the request line must be METHOD TARGET HTTP/1.1"))
+        }
+        guard target.count <= limits.maxTargetBytes else {
             return .failure(
                 HTTPError(414, "uri_too_long", "the request target is longer than \(limits.maxTargetBytes) bytes"))
         }
-        guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard target.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return .failure(.badRequest("the request target has a byte that must be percent-encoded"))
         }
-        let version = String(decoding: parts[2], as: UTF8.self)
         let minor: Int
-        switch version {
-        case "HTTP/1.1": minor = 1
-        case "HTTP/1.0": minor = 0
-        default:
-            if version.hasPrefix("HTTP/"), version.count == 8 {
-                return .failure(HTTPError(505, "version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served"))
-            }
+        if version.elementsEqual("HTTP/1.1".utf8) {
+            minor = 1
+        } else if version.elementsEqual("HTTP/1.0".utf8) {
+            minor = 0
+        } else if version.count == 8, version.starts(with: "HTTP/".utf8) {
+            return .failure(HTTPError(505, "version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served"))
+        } else {
             return .failure(.badRequest("the request line must end in HTTP/1.1 or HTTP/1.0"))
         }
-        return .success((String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self), minor))
+        return .success((String(decoding: method, as: UTF8.self), String(decoding: target, as: UTF8.self), minor))
     }
 }
 
 /// `name: value`, with RFC 9112 §5's rules.
 enum FieldLine {
-    static func parse(_ l: [UInt8]) -> Swift.Result<(String, String), HTTPError> {
+    static func parse(_ l: UnsafeRawBufferPointer) -> Swift.Result<(String, String), HTTPError> {
         guard let first = l.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t") else {
             return .failure(.badRequest("obsolete line folding in headers is not accepted"))
         }

@@ -21,7 +21,8 @@ final class Connection {
         case write(UInt64)
     }
 
-    enum Chunk {
+    /// What is left of a response's body to write.
+    enum Body {
         case bytes([UInt8], sent: Int)
         case file(OpenFile, offset: Int64, remaining: Int64)
     }
@@ -42,7 +43,11 @@ final class Connection {
     var parser: RequestParser
     var input: [UInt8] = []
     var inputStart = 0
-    var output: [Chunk] = []
+    /// The response head being written. The buffer is kept from response to response.
+    var head: [UInt8] = []
+    var headSent = 0
+    /// The body after the head, if any is left.
+    var body: Body?
     var deadline = Deadline.none
     var closeAfterWrite = false
     /// The request being processed was a HEAD: its response goes without a body.
@@ -58,6 +63,15 @@ final class Connection {
     }
 
     var unparsed: Int { input.count - inputStart }
+
+    var hasOutput: Bool { headSent < head.count || body != nil }
+
+    /// Forgets the response being written (its file reference goes with it).
+    func dropOutput() {
+        head.removeAll(keepingCapacity: true)
+        headSent = 0
+        body = nil
+    }
 
     /// Drops consumed input once it is the larger part of the buffer.
     func compactInput() {

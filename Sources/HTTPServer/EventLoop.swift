@@ -33,6 +33,9 @@ final class EventLoop: @unchecked Sendable {
     private var dateSecond = -1
     private var dateText = ""
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The monotonic clock read once per loop turn: deadlines are coarse, and one read
+    /// per turn is cheaper than several per request.
+    private var loopNow: UInt64 = 0
 
     private static let listenID: UInt64 = 0
     private static let wakeID: UInt64 = 1
@@ -76,6 +79,7 @@ final class EventLoop: @unchecked Sendable {
         var nextTimers = Clock.now()
         while true {
             let n = events.withUnsafeMutableBufferPointer { clinux_epoll_wait(epoll, $0.baseAddress, 256, tick) }
+            loopNow = Clock.now()
             for i in 0..<max(0, Int(n)) {
                 let e = events[i]
                 switch e.data {
@@ -90,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             if shutdownRequested.load(ordering: .acquiring), !draining { beginDrain() }
-            let now = Clock.now()
+            let now = loopNow
             if now >= nextTimers {
                 checkDeadlines(now)
                 nextTimers = now + UInt64(tick) * 1_000_000
@@ -124,7 +128,7 @@ final class EventLoop: @unchecked Sendable {
             let c = Connection(id: nextID, fd: fd, limits: configuration.parserLimits)
             nextID += 1
             connections[c.id] = c
-            c.deadline = .header(Clock.now() + UInt64(configuration.headerTimeoutMs) * 1_000_000)
+            c.deadline = .header(loopNow + UInt64(configuration.headerTimeoutMs) * 1_000_000)
             setInterest(c, UInt32(CLINUX_EPOLLIN) | UInt32(CLINUX_EPOLLRDHUP), add: true)
         }
     }
@@ -190,15 +194,17 @@ final class EventLoop: @unchecked Sendable {
             switch result {
             case .needMore:
                 if case .idle = c.deadline, !c.parser.isIdle {
-                    c.deadline = .header(Clock.now() + UInt64(configuration.headerTimeoutMs) * 1_000_000)
+                    c.deadline = .header(loopNow + UInt64(configuration.headerTimeoutMs) * 1_000_000)
                 }
             case .failure(let e):
-                c.inFlight = Connection.InFlight(method: "-", target: "-", start: Clock.now())
+                if log.enabled { c.inFlight = Connection.InFlight(method: "-", target: "-", start: Clock.now()) }
                 c.input.removeAll()
                 c.inputStart = 0
                 send(c, .error(e), isHead: false, keepAlive: false)
             case .request(let head):
-                c.inFlight = Connection.InFlight(method: head.method, target: head.target, start: Clock.now())
+                if log.enabled {
+                    c.inFlight = Connection.InFlight(method: head.method, target: head.target, start: Clock.now())
+                }
                 c.deadline = .none
                 let context = RequestContext(draining: draining, stats: stats)
                 switch handler.route(head, context: context) {
@@ -245,15 +251,16 @@ final class EventLoop: @unchecked Sendable {
 
     private func send(_ c: Connection, _ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {
         let keep = keepAlive && !draining
-        let head = response.head(date: date(), keepAlive: keep)
-        var chunks: [Connection.Chunk] = []
-        switch response.body {
-        case .bytes(let b):
-            if !isHead, !b.isEmpty { chunks.append(.bytes(b, sent: 0)) }
-        case .file(let file, let offset, let length):
-            if !isHead, length > 0 { chunks.append(.file(file, offset: offset, remaining: length)) }
+        c.dropOutput()
+        response.writeHead(into: &c.head, date: date(), keepAlive: keep)
+        if !isHead {
+            switch response.body {
+            case .bytes(let b) where !b.isEmpty: c.body = .bytes(b, sent: 0)
+            case .file(let file, let offset, let length) where length > 0:
+                c.body = .file(file, offset: offset, remaining: length)
+            default: break
+            }
         }
-        c.output = [.bytes(head, sent: 0)] + chunks
         c.closeAfterWrite = !keep
         c.phase = .writing
         if var f = c.inFlight {
@@ -267,42 +274,29 @@ final class EventLoop: @unchecked Sendable {
 
     /// Writes as much as the socket takes; the rest waits for EPOLLOUT.
     private func flush(_ c: Connection) {
-        while let first = c.output.first {
-            switch first {
-            case .bytes:
-                let n: Int?
-                do {
-                    n = try Syscall.nonBlocking("writev") { Self.writeBytes(c.fd, c.output) }
-                } catch {
-                    close(c)
-                    return
-                }
-                guard let n else { return waitWritable(c) }
-                Self.consume(n, from: &c.output)
-            case .file(let file, let offset, let remaining):
-                var off = off_t(offset)
-                let n: Int?
-                do {
+        while c.hasOutput {
+            let n: Int?
+            do {
+                if c.headSent == c.head.count, case .file(let file, let offset, let remaining) = c.body {
+                    var off = off_t(offset)
                     n = try Syscall.nonBlocking("sendfile") {
                         clinux_sendfile(c.fd, file.fd, &off, Int(min(remaining, 1 << 30)))
                     }
-                } catch {
-                    close(c)
-                    return
-                }
-                guard let n else { return waitWritable(c) }
-                if n == 0 {
-                    // The file is shorter than promised: the response cannot be completed.
-                    close(c)
-                    return
-                }
-                if Int64(n) == remaining {
-                    c.output.removeFirst()
+                    if let n, n == 0 {
+                        // The file is shorter than promised: the response cannot be completed.
+                        close(c)
+                        return
+                    }
                 } else {
-                    c.output[0] = .file(file, offset: Int64(off), remaining: remaining - Int64(n))
+                    n = try Syscall.nonBlocking("sendmsg") { Self.writeBuffered(c) }
                 }
+            } catch {
+                close(c)
+                return
             }
-            c.deadline = .write(Clock.now() + UInt64(configuration.writeTimeoutMs) * 1_000_000)
+            guard let n else { return waitWritable(c) }
+            Self.consume(n, c)
+            c.deadline = .write(loopNow + UInt64(configuration.writeTimeoutMs) * 1_000_000)
         }
         finishResponse(c)
     }
@@ -310,7 +304,7 @@ final class EventLoop: @unchecked Sendable {
     private func waitWritable(_ c: Connection) {
         if case .write = c.deadline {
         } else {
-            c.deadline = .write(Clock.now() + UInt64(configuration.writeTimeoutMs) * 1_000_000)
+            c.deadline = .write(loopNow + UInt64(configuration.writeTimeoutMs) * 1_000_000)
         }
         setInterest(c, UInt32(CLINUX_EPOLLOUT) | UInt32(CLINUX_EPOLLRDHUP))
     }
@@ -327,7 +321,7 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         c.phase = .reading
-        c.deadline = .idle(Clock.now() + UInt64(configuration.idleTimeoutMs) * 1_000_000)
+        c.deadline = .idle(loopNow + UInt64(configuration.idleTimeoutMs) * 1_000_000)
         setInterest(c, UInt32(CLINUX_EPOLLIN) | UInt32(CLINUX_EPOLLRDHUP))
         if c.unparsed > 0 { advance(c) }
     }
@@ -341,7 +335,7 @@ final class EventLoop: @unchecked Sendable {
             case .idle(let t) where now >= t: close(c)
             case .write(let t) where now >= t: close(c)
             case .header(let t) where now >= t:
-                c.inFlight = Connection.InFlight(method: "-", target: "-", start: now)
+                if log.enabled { c.inFlight = Connection.InFlight(method: "-", target: "-", start: now) }
                 send(
                     c, .error(408, code: "request_timeout", message: "the request head did not arrive in time"),
                     isHead: false, keepAlive: false)
@@ -353,7 +347,7 @@ final class EventLoop: @unchecked Sendable {
     private func beginDrain() {
         guard !draining else { return }
         draining = true
-        drainDeadline = Clock.now() + UInt64(configuration.drainTimeoutMs) * 1_000_000
+        drainDeadline = loopNow + UInt64(configuration.drainTimeoutMs) * 1_000_000
         // The server has shut the listening socket down (new connections are refused);
         // this loop stops watching it.
         _ = clinux_epoll_ctl(epoll, 2, listenFD, 0, 0)
@@ -366,7 +360,7 @@ final class EventLoop: @unchecked Sendable {
     private func close(_ c: Connection) {
         guard connections.removeValue(forKey: c.id) != nil else { return }
         stats.openConnections.subtract(1, ordering: .relaxed)
-        c.output.removeAll()
+        c.dropOutput()
         _ = clinux_epoll_ctl(epoll, 2, c.fd, 0, 0)
         Glibc.close(c.fd)
     }
@@ -396,52 +390,58 @@ final class EventLoop: @unchecked Sendable {
         _ = write(fd, &one, 8)
     }
 
-    /// writev(2) of the leading byte chunks (the head and a small body go out in one call).
-    /// When a file follows, the bytes go with MSG_MORE, so the kernel sends the head and
-    /// the start of the file in one segment rather than a small one first.
-    static func writeBytes(_ fd: Int32, _ output: [Connection.Chunk]) -> Int {
-        var pieces: [(bytes: [UInt8], sent: Int)] = []
-        var fileFollows = false
-        for chunk in output.prefix(2) {
-            guard case .bytes(let b, let sent) = chunk else {
-                fileFollows = true
-                break
-            }
-            pieces.append((b, sent))
-        }
-        func go(_ i: Int, _ iovecs: inout [iovec]) -> Int {
-            if i == pieces.count {
-                return iovecs.withUnsafeMutableBufferPointer { v in
-                    var m = msghdr()
-                    m.msg_iov = v.baseAddress
-                    m.msg_iovlen = v.count
-                    return Int(sendmsg(fd, &m, Int32(MSG_NOSIGNAL) | (fileFollows ? Int32(MSG_MORE) : 0)))
+    /// One sendmsg(2) of what is left of the head and of a body in memory (a small body
+    /// goes out with its head). When a file follows, the head goes with MSG_MORE, so the
+    /// kernel sends it and the start of the file in one segment rather than a small one first.
+    static func writeBuffered(_ c: Connection) -> Int {
+        c.head.withUnsafeBytes { head in
+            let first = UnsafeRawBufferPointer(rebasing: head[c.headSent...])
+            switch c.body {
+            case .bytes(let b, let sent):
+                return b.withUnsafeBytes { body in
+                    sendPieces(c.fd, first, UnsafeRawBufferPointer(rebasing: body[sent...]), more: false)
                 }
-            }
-            return pieces[i].bytes.withUnsafeBytes { raw in
-                iovecs.append(
-                    iovec(
-                        iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress?.advanced(by: pieces[i].sent)),
-                        iov_len: raw.count - pieces[i].sent))
-                return go(i + 1, &iovecs)
+            case .file: return sendPieces(c.fd, first, UnsafeRawBufferPointer(start: nil, count: 0), more: true)
+            case nil: return sendPieces(c.fd, first, UnsafeRawBufferPointer(start: nil, count: 0), more: false)
             }
         }
-        var iovecs: [iovec] = []
-        return go(0, &iovecs)
     }
 
-    /// Marks `n` written bytes as sent across the leading byte chunks.
-    static func consume(_ n: Int, from output: inout [Connection.Chunk]) {
+    /// sendmsg(2) of two pieces, either of which may be empty, with no array allocated.
+    private static func sendPieces(_ fd: Int32, _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, more: Bool)
+        -> Int
+    {
+        func piece(_ p: UnsafeRawBufferPointer) -> iovec {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: p.baseAddress), iov_len: p.count)
+        }
+        var pieces = a.isEmpty ? (piece(b), iovec()) : (piece(a), piece(b))
+        let count = (a.isEmpty ? 0 : 1) + (b.isEmpty ? 0 : 1)
+        let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
+        return withUnsafeMutableBytes(of: &pieces) { raw in
+            var m = msghdr()
+            m.msg_iov = raw.baseAddress?.assumingMemoryBound(to: iovec.self)
+            m.msg_iovlen = count
+            return Int(sendmsg(fd, &m, flags))
+        }
+    }
+
+    /// Marks `n` written bytes as sent: the head's first, then a body in memory's, or the file's.
+    static func consume(_ n: Int, _ c: Connection) {
         var left = n
-        while left > 0, case .bytes(let b, let sent) = output.first {
-            let rest = b.count - sent
-            if left >= rest {
-                output.removeFirst()
-                left -= rest
-            } else {
-                output[0] = .bytes(b, sent: sent + left)
-                left = 0
-            }
+        let headLeft = c.head.count - c.headSent
+        if headLeft > 0 {
+            let take = min(left, headLeft)
+            c.headSent += take
+            left -= take
+        }
+        guard left > 0, let body = c.body else { return }
+        switch body {
+        case .bytes(let b, let sent):
+            c.body = sent + left == b.count ? nil : .bytes(b, sent: sent + left)
+        case .file(let file, let offset, let remaining):
+            c.body =
+                Int64(left) == remaining
+                ? nil : .file(file, offset: offset + Int64(left), remaining: remaining - Int64(left))
         }
     }
 

@@ -5,8 +5,26 @@ import Synchronization
 /// The service's counters, and the Prometheus text exposition of them with the cache's
 /// and the server's live figures.
 final class Metrics: Sendable {
+    /// The routes requests are counted by.
+    enum RouteLabel: Int, CaseIterable {
+        case thumb, healthz, readyz, metrics, other
+
+        var text: String {
+            switch self {
+            case .thumb: "/thumb"
+            case .healthz: "/healthz"
+            case .readyz: "/readyz"
+            case .metrics: "/metrics"
+            case .other: "other"
+            }
+        }
+    }
+
+    /// Statuses 100 … 599, a slot each per route: counting a request allocates nothing.
+    static let statusSlots = 500
+
     struct Counters {
-        var requests: [String: Int] = [:]  // "route\u{0}status"
+        var requests = [Int](repeating: 0, count: RouteLabel.allCases.count * Metrics.statusSlots)
         var hits = 0
         var misses = 0
         var coalesced = 0
@@ -19,8 +37,9 @@ final class Metrics: Sendable {
     static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     private let counters = Mutex(Counters())
 
-    func request(route: String, status: Int) {
-        counters.withLock { $0.requests["\(route)\u{0}\(status)", default: 0] += 1 }
+    func request(route: RouteLabel, status: Int) {
+        let slot = min(max(status, 100), 599) - 100
+        counters.withLock { $0.requests[route.rawValue * Metrics.statusSlots + slot] += 1 }
     }
 
     func hit() { counters.withLock { $0.hits += 1 } }
@@ -42,9 +61,12 @@ final class Metrics: Sendable {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
         }
-        let requests = c.requests.sorted { $0.key < $1.key }.map { key, n -> (String, String) in
-            let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-            return (#"{route="\#(parts.first ?? "")",status="\#(parts.last ?? "")"}"#, "\(n)")
+        var requests: [(String, String)] = []
+        for route in RouteLabel.allCases.sorted(by: { $0.text < $1.text }) {
+            for slot in 0..<Metrics.statusSlots {
+                let n = c.requests[route.rawValue * Metrics.statusSlots + slot]
+                if n > 0 { requests.append((#"{route="\#(route.text)",status="\#(slot + 100)"}"#, "\(n)")) }
+            }
         }
         metric("aspect_requests_total", "counter", "Requests answered by the service, by route and status.", requests)
         metric("aspect_cache_hits_total", "counter", "Thumbnails served from the disk cache.", [("", "\(c.hits)")])

@@ -18,11 +18,11 @@ final class OpenFiles: Sendable {
     init(capacity: Int) { self.capacity = capacity }
 
     /// The open file for `hex`, opened from `path` on first use; nil when it cannot be opened.
-    func file(_ hex: String, path: String) -> OpenFile? {
-        if capacity == 0 { return OpenFile.open(path) }
+    func file(_ hex: String, path: @autoclosure () -> String) -> OpenFile? {
+        if capacity == 0 { return OpenFile.open(path()) }
         let (held, removals) = files.withLock { ($0.byKey[hex], $0.removals) }
         if let held { return held }
-        guard let f = OpenFile.open(path) else { return nil }
+        guard let f = OpenFile.open(path()) else { return nil }
         files.withLock { t in
             // An eviction meanwhile may have unlinked this very file: serve it this once
             // (its bytes are whole), but do not keep it.

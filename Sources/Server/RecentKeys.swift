@@ -6,9 +6,16 @@ import Synchronization
 /// source's identity with stat(2), so an edited source is never served stale; it only
 /// saves parsing, the canonical form and the hash for a URL already seen.
 final class RecentKeys: Sendable {
+    /// What a request's key follows from before it is parsed: its query as sent, and
+    /// whether the client takes WebP (for `format=auto`).
+    struct Target: Hashable, Sendable {
+        var query: String
+        var acceptsWebP: Bool
+    }
+
     struct Known: Sendable {
         var src: String
-        var path: String
+        var source: ImageRoot.Source
         var identity: CacheKey.SourceIdentity
         var key: CacheKey
         var headers: HTTPHeaders
@@ -16,11 +23,11 @@ final class RecentKeys: Sendable {
 
     /// Past this many, the memo starts over: a bound, not an LRU.
     static let capacity = 2_000
-    private let known = Mutex<[String: Known]>([:])
+    private let known = Mutex<[Target: Known]>([:])
 
-    func get(_ target: String) -> Known? { known.withLock { $0[target] } }
+    func get(_ target: Target) -> Known? { known.withLock { $0[target] } }
 
-    func set(_ target: String, _ value: Known) {
+    func set(_ target: Target, _ value: Known) {
         known.withLock { map in
             if map.count >= RecentKeys.capacity { map.removeAll(keepingCapacity: true) }
             map[target] = value

@@ -35,7 +35,7 @@ enum ServeCommand {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
-                    config: config, realRoot: realRoot(config.images.root), thumbnailer: thumbnailer, cache: cache,
+                    config: config, root: ImageRoot(config.images.root), thumbnailer: thumbnailer, cache: cache,
                     openFiles: openFiles,
                     signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil))
         } catch {
@@ -64,17 +64,6 @@ enum ServeCommand {
                 "aspect serve: warning: the open-file limit (\(lim.rlim_cur)) is below the \(need) that "
                     + "server.maxConnections and cache.openFiles need; lower them or raise the limit")
         }
-    }
-
-    /// The image root's real path, or nil (with a warning) when it cannot be resolved.
-    static func realRoot(_ root: String) -> String? {
-        guard let r = realpath(root, nil) else {
-            Console.error(
-                "aspect serve: warning: images.root \(root) cannot be resolved: \(String(cString: strerror(errno)))")
-            return nil
-        }
-        defer { free(r) }
-        return String(cString: r)
     }
 
     static func serverConfiguration(_ c: Config) -> ServerConfiguration {

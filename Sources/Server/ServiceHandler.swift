@@ -10,8 +10,8 @@ import Signing
 /// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`.
 struct ServiceHandler: HTTPHandler {
     let config: Config
-    /// The image root with every symlink resolved: every source's real path must be under it.
-    let realRoot: String?
+    /// Every source's real path must be under it.
+    let root: ImageRoot
     let thumbnailer: Thumbnailer
     let cache: DiskCache
     /// The cache's files held open for hits.
@@ -36,31 +36,31 @@ struct ServiceHandler: HTTPHandler {
                 405, code: AspectError.Code.methodNotAllowed.rawValue,
                 message: "\(request.method) is not allowed; use GET or HEAD")
             r.headers.append("Allow", "GET, HEAD")
-            return counted("other", .respond(r))
+            return counted(.other, .respond(r))
         }
         switch request.path {
         case "/healthz":
-            return counted("/healthz", .respond(.text(200, "ok\n")))
+            return counted(.healthz, .respond(.text(200, "ok\n")))
         case "/readyz":
-            return counted("/readyz", .respond(readiness(context)))
+            return counted(.readyz, .respond(readiness(context)))
         case "/metrics":
             return counted(
-                "/metrics",
+                .metrics,
                 .respond(
                     .text(
                         200, metrics.exposition(cache: cache, server: context.stats),
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
-            return counted("/thumb", thumb(request))
+            return counted(.thumb, thumb(request))
         default:
             return counted(
-                "other",
+                .other,
                 .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
         }
     }
 
     /// Counts the answer by route and status, now or when the work is done.
-    private func counted(_ route: String, _ r: Route) -> Route {
+    private func counted(_ route: Metrics.RouteLabel, _ r: Route) -> Route {
         switch r {
         case .respond(let response):
             metrics.request(route: route, status: response.status)
@@ -91,8 +91,8 @@ struct ServiceHandler: HTTPHandler {
     private func thumb(_ request: HTTPRequestHead) -> Route {
         let accept = request.headers["Accept"]
         let acceptsWebP = AcceptHeader.accepts(accept ?? "", "image/webp")
-        let memoKey = (acceptsWebP ? "w\u{0}" : "-\u{0}") + request.query
-        if let known = recent.get(memoKey), Self.identity(known.path, src: known.src) == known.identity,
+        let memoKey = RecentKeys.Target(query: request.query, acceptsWebP: acceptsWebP)
+        if let known = recent.get(memoKey), root.identity(known.source, src: known.src) == known.identity,
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -119,12 +119,12 @@ struct ServiceHandler: HTTPHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        let path: String
-        switch Self.confine(parsed.src, root: config.images.root, realRoot: realRoot) {
-        case .success(let p): path = p
+        let source: ImageRoot.Source
+        switch root.confine(parsed.src) {
+        case .success(let s): source = s
         case .failure(let e): return .respond(Self.error(e))
         }
-        guard let identity = Self.identity(path, src: parsed.src) else {
+        guard let identity = root.identity(source, src: parsed.src) else {
             return .respond(Self.error(AspectError(.notFound, "no such source image: \(parsed.src)")))
         }
         // For auto, what varies with the client is whether WebP is acceptable.
@@ -132,11 +132,12 @@ struct ServiceHandler: HTTPHandler {
         let key = CacheKey(canonical: parsed.canonical, source: identity, format: formatTag)
         let headers = commonHeaders(key, auto: parsed.format == .auto)
         recent.set(
-            memoKey, RecentKeys.Known(src: parsed.src, path: path, identity: identity, key: key, headers: headers))
+            memoKey, RecentKeys.Known(src: parsed.src, source: source, identity: identity, key: key, headers: headers))
         if let served = serveCached(request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(
-            path: path, request: parsed, accept: accept, key: key, headers: headers, limits: config.requestLimits,
+            path: source.absolute, request: parsed, accept: accept, key: key, headers: headers,
+            limits: config.requestLimits,
             thumbnailer: thumbnailer, cache: cache, metrics: metrics, coalescer: coalescer)
         return .work { job.run() }
     }
@@ -160,30 +161,6 @@ struct ServiceHandler: HTTPHandler {
         return .respond(
             HTTPResponse(
                 status: 200, headers: h, body: .file(file, offset: 0, length: hit.size), logNote: "cache=HIT"))
-    }
-
-    /// The source's real path, all symlinks resolved, when it lies under the real image
-    /// root; a symlink that leads out is refused (403), a missing file is 404. The string
-    /// checks of Core come first; this is the check on what the path really names.
-    static func confine(_ src: String, root: String, realRoot: String?) -> Result<String, AspectError> {
-        guard let realRoot, let resolved = realpath(root + "/" + src, nil) else {
-            return .failure(AspectError(.notFound, "no such source image: \(src)"))
-        }
-        defer { free(resolved) }
-        let real = String(cString: resolved)
-        guard real.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") else {
-            return .failure(AspectError(.forbiddenPath, "src '\(src)' is refused: it leads outside the image root"))
-        }
-        return .success(real)
-    }
-
-    /// The source's identity from stat(2); nil when it is not a regular file.
-    static func identity(_ path: String, src: String) -> CacheKey.SourceIdentity? {
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return CacheKey.SourceIdentity(
-            path: src, size: Int64(st.st_size),
-            modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     private func commonHeaders(_ key: CacheKey, auto: Bool) -> HTTPHeaders {
