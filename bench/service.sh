@@ -5,7 +5,10 @@
 #   2. cache miss: big.jpg → 300×225 fill, JPEG q80, Aspect with its cache off, beside the
 #      minimal pyvips server, thumbor and nginx image_filter: the peers' bench.sh (wrk -c8,
 #      response checked against a libvips reference), with Aspect as its extra peer;
-#   3. the same at -c16, for each server's peak RSS.
+#   3. the same at -c16, for each server's peak RSS;
+#   4. misses, Aspect and the pyvips server alone in alternating rounds of wrk -c8 (both
+#      fed the same big.jpg → 300×225 fill), medians, with each server's CPU per request
+#      and the share of the machine left idle: the side-by-side figure for the miss goal.
 #   bash bench/service.sh
 # Env: ROUNDS (3), DURATION (10s), HITS_ONLY (1: stop after part 1).
 set -euo pipefail
@@ -20,7 +23,10 @@ BIN="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
 [ -f "$THUMBS/big.jpg" ] || "$PEERS/make-corpus.sh" >/dev/null
 out=$(mktemp -d); echo "raw output: $out" >&2
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done; stop_pidfile "$RUN/nginx-static.pid"; }
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  stop_pidfile "$RUN/nginx-static.pid"; stop_pidfile "$RUN/pyvips.pid"
+}
 trap cleanup EXIT
 
 start_aspect() {  # port cache-bytes extra-env...
@@ -42,9 +48,9 @@ for r in $(seq "$ROUNDS"); do
   wrk -t2 -c64 -d"$DURATION" --latency "$HIT" > "$out/hit-aspect-$r.txt"
 done
 stop_pidfile "$RUN/nginx-static.pid"
-python3 - "$out" "$ROUNDS" <<'PY'
+python3 - "$out" "$ROUNDS" "$DURATION" <<'PY'
 import re, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, duration = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def ms(v):
     m = re.match(r"([\d.]+)(us|ms|s)", v); x = float(m.group(1))
     return x / 1000 if m.group(2) == "us" else x * 1000 if m.group(2) == "s" else x
@@ -56,7 +62,7 @@ def med(name):
         p99.append(ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)))
     return statistics.median(rps), statistics.median(p99)
 n, a = med("nginx"), med("aspect")
-print(f"### Cache hit: 300×225 thumbnail of big.jpg, wrk -t2 -c64 -d{rounds}×10s, medians\n")
+print(f"### Cache hit: 300×225 thumbnail of big.jpg, wrk -t2 -c64, {rounds} alternating rounds of {duration}, medians\n")
 print("| server | req/s | p99 ms |\n|---|---:|---:|")
 print(f"| nginx, the same bytes as a static file | {n[0]:,.0f} | {n[1]:.2f} |")
 print(f"| Aspect, X-Cache: HIT (sendfile) | {a[0]:,.0f} | {a[1]:.2f} |")
@@ -115,3 +121,36 @@ for conns in 8 16; do
   echo "| aspect (cache off, unique keys) | big.jpg | $rps | $p50 | $p99 | $err | $rss | $cpu | $size $verdict, Δref $dref |"
   echo
 done
+
+# 4. Misses side by side: Aspect (cache off, unique keys) and the pyvips server, alternating.
+"$PEERS/start-pyvips.sh" >&2
+ppg=$(cat "$RUN/pyvips.pid")
+idle() { awk '/^cpu /{print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
+miss_round() {  # name url pgid extra-wrk-args... -> "req/s cpu-ms/req idle%"
+  local name="$1" url="$2" pg="$3"; shift 3
+  local i0 a0 i1 a1 t0 t1 reqs rps rest
+  wrk -t2 -c8 -d2s --timeout 30s "$@" "$url" >/dev/null 2>&1
+  read -r i0 a0 < <(idle); t0=$(ticks "$pg")
+  wrk -t2 -c8 -d"$DURATION" --latency --timeout 30s "$@" "$url" > "$out/alt-$name.txt"
+  read -r i1 a1 < <(idle); t1=$(ticks "$pg")
+  read -r reqs rps rest < <(summary "$out/alt-$name.txt")
+  awk -v r="$rps" -v n="$reqs" -v d=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" -v i=$((i1 - i0)) -v a=$((a1 - a0)) \
+    'BEGIN{printf "%s %.1f %.1f\n", r, 1000*d/hz/n, 100*i/a}'
+}
+for r in $(seq "$ROUNDS"); do
+  miss_round pyvips "http://127.0.0.1:$PYVIPS_PORT/300x225/big.jpg" "$ppg" >> "$out/alt-pyvips.rows"
+  miss_round aspect http://127.0.0.1:18091 "$pg" -s "$out/unique.lua" >> "$out/alt-aspect.rows"
+done
+python3 - "$out" "$ROUNDS" "$DURATION" <<'PY'
+import statistics, sys
+out, rounds, duration = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def med(name):
+    rows = [list(map(float, l.split())) for l in open(f"{out}/alt-{name}.rows")]
+    return [statistics.median(col) for col in zip(*rows)], [r[0] for r in rows]
+p, pr = med("pyvips"); a, ar = med("aspect")
+print(f"### Cache miss side by side: big.jpg → 300×225 fill, wrk -t2 -c8, {rounds} alternating rounds of {duration}, medians\n")
+print("| server | req/s | rounds | server CPU ms/req | machine idle |\n|---|---:|---|---:|---:|")
+print(f"| pyvips server | {p[0]:.1f} | {', '.join(f'{x:.1f}' for x in pr)} | {p[1]:.1f} | {p[2]:.1f}% |")
+print(f"| Aspect (cache off, unique keys) | {a[0]:.1f} | {', '.join(f'{x:.1f}' for x in ar)} | {a[1]:.1f} | {a[2]:.1f}% |")
+print(f"\nMisses, Aspect / pyvips: {a[0] / p[0]:.2f}× (goal: at least 1.0×)\n")
+PY

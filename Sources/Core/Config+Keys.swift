@@ -3,7 +3,7 @@ extension Config {
     public static let keys: [ConfigKey] = [
         .string("server.host", "address to listen on", allowEmpty: false, \.server.host),
         .integer("server.port", 0...65535, "TCP port to listen on (0: any free port, printed at start)", \.server.port),
-        .integer("server.workers", 0...256, "threads doing image work (0: one per core)", \.server.workers),
+        .integer("server.workers", 0...256, "threads doing image work (0: two per core)", \.server.workers),
         .integer(
             "server.eventLoops", 0...64, "event-loop threads owning the sockets (0: one per core)",
             \.server.eventLoops),

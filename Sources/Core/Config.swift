@@ -4,7 +4,7 @@ public struct Config: Equatable, Sendable {
     public struct Server: Equatable, Sendable {
         public var host = "127.0.0.1"
         public var port = 8080
-        /// Threads doing image work; 0 means one per core.
+        /// Threads doing image work; 0 means two per core.
         public var workers = 0
         /// Event-loop threads owning the sockets; 0 means one per core.
         public var eventLoops = 0

@@ -71,7 +71,9 @@ enum ServeCommand {
         s.host = c.server.host
         s.port = c.server.port
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        s.workers = c.server.workers > 0 ? c.server.workers : cores
+        // Two per core, as imgproxy does: with one per core, libvips' hand-offs between a
+        // render's threads leave a core idle part of the time (README: the service).
+        s.workers = c.server.workers > 0 ? c.server.workers : 2 * cores
         s.eventLoops = c.server.eventLoops > 0 ? c.server.eventLoops : cores
         s.queueDepth = c.server.queueDepth
         s.maxConnections = c.server.maxConnections
