@@ -45,7 +45,7 @@ let package = Package(
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
         .executableTarget(
-            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing"],
+            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(

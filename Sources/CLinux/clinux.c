@@ -2,6 +2,9 @@
 #include "CLinux.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -73,3 +76,21 @@ int clinux_install_shutdown_signals(int fd) {
     return pthread_sigmask(SIG_UNBLOCK, &set, NULL) == 0 ? 0 : -1;
 }
 
+
+int clinux_open_beneath(int dirfd, const char *path) {
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = O_RDONLY | O_CLOEXEC;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    for (;;) {
+        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+        if (fd >= 0)
+            return (int)fd;
+        if (errno == EINTR || errno == EAGAIN)
+            continue;
+        if (errno != ENOSYS)
+            return -1;
+        break;
+    }
+    return openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+}

@@ -1,5 +1,10 @@
 #include "CVips.h"
 
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 int cvips_start(const char *argv0) {
     if (VIPS_INIT(argv0))
         return -1;
@@ -10,13 +15,84 @@ int cvips_start(const char *argv0) {
     return 0;
 }
 
-int cvips_open_header(const char *path, VipsImage **out) {
-    *out = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+typedef struct {
+    int fd;
+    gint64 position;
+    gint64 size;
+    guint64 deadline_ns;
+    int expired;
+} cvips_file;
+
+static guint64 cvips_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (guint64)ts.tv_sec * 1000000000ull + (guint64)ts.tv_nsec;
+}
+
+static gint64 cvips_file_read(VipsSourceCustom *source, void *buffer, gint64 length, void *user) {
+    (void)source;
+    cvips_file *f = user;
+    if (f->deadline_ns && cvips_now_ns() > f->deadline_ns) {
+        f->expired = 1;
+        vips_error("aspect", "processing took longer than its deadline");
+        return -1;
+    }
+    for (;;) {
+        ssize_t n = pread(f->fd, buffer, (size_t)length, (off_t)f->position);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        f->position += n;
+        return n;
+    }
+}
+
+static gint64 cvips_file_seek(VipsSourceCustom *source, gint64 offset, int whence, void *user) {
+    (void)source;
+    cvips_file *f = user;
+    gint64 target = whence == SEEK_SET ? offset : whence == SEEK_CUR ? f->position + offset : f->size + offset;
+    if (target < 0)
+        return -1;
+    f->position = target;
+    return target;
+}
+
+VipsSource *cvips_source_new(int fd, unsigned long long deadline_ns) {
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return NULL;
+    VipsSourceCustom *source = vips_source_custom_new();
+    if (!source)
+        return NULL;
+    cvips_file *f = g_new0(cvips_file, 1);
+    f->fd = fd;
+    f->size = st.st_size;
+    f->deadline_ns = deadline_ns;
+    g_object_set_data_full(G_OBJECT(source), "cvips-file", f, g_free);
+    g_signal_connect(source, "read", G_CALLBACK(cvips_file_read), f);
+    g_signal_connect(source, "seek", G_CALLBACK(cvips_file_seek), f);
+    return VIPS_SOURCE(source);
+}
+
+int cvips_source_expired(VipsSource *source) {
+    cvips_file *f = g_object_get_data(G_OBJECT(source), "cvips-file");
+    return f && f->expired;
+}
+
+const char *cvips_find_loader(VipsSource *source) { return vips_foreign_find_load_source(source); }
+
+int cvips_open_header(VipsSource *source, VipsImage **out) {
+    *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     return *out ? 0 : -1;
 }
 
-int cvips_thumbnail_force(const char *path, VipsImage **out, int width, int height, int fail_on) {
-    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on", fail_on, NULL);
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on) {
+    // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
+    // string does.
+    const char *options = fail_on == VIPS_FAIL_ON_ERROR ? "fail_on=error" : "";
+    return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on", fail_on,
+                                 "option_string", options, NULL);
 }
 
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,

@@ -6,7 +6,7 @@ public struct ImagingError: Error, Sendable, CustomStringConvertible {
     /// Where in the pipeline it failed; the code follows from the stage, since libvips'
     /// error text is process-wide and only good for the log.
     public enum Stage: String, Sendable {
-        case start, open, header, limits, decode, process, encode
+        case start, open, header, limits, decode, process, encode, timeout
     }
 
     public let stage: Stage

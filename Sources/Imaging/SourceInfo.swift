@@ -20,13 +20,17 @@ public struct ImagingLimits: Equatable, Sendable {
     public var maxSourcePixels: Int64
     /// The source formats that may be loaded (by `SourceInfo.format`).
     public var formats: Set<String>
+    /// The longest time for one job (`limits.processingTimeoutMs`); 0 for no limit.
+    public var processingTimeoutMs: Int
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
 
     public init(
-        maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats
+        maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats,
+        processingTimeoutMs: Int = 0
     ) {
+        self.processingTimeoutMs = processingTimeoutMs
         self.maxSourceBytes = maxSourceBytes
         self.maxSourcePixels = maxSourcePixels
         self.formats = formats
@@ -35,7 +39,7 @@ public struct ImagingLimits: Equatable, Sendable {
     public init(_ config: Config) {
         self.init(
             maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
-            formats: Set(config.images.formats))
+            formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs)
     }
 }
 

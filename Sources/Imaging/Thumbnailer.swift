@@ -19,11 +19,20 @@ public struct Thumbnailer: Sendable {
         public var plan: Plan
     }
 
-    /// Probes, plans, resolves the format and renders: the whole job for one request.
+    /// Opens the file, then the whole job as `thumbnail(file:…)` does.
     public func thumbnail(path: String, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        let source = try probe(path: path)
+        try thumbnail(file: SourceFile.open(path), request: request, requestLimits: requestLimits, accept: accept)
+    }
+
+    /// Probes, plans, resolves the format and renders: the whole job for one request,
+    /// within `limits.processingTimeoutMs` from now (past it: a `timeout` error).
+    public func thumbnail(file: SourceFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
+        throws(ImagingError) -> Rendered
+    {
+        let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
+        let source = try probe(file: file, deadline: deadline)
         let plan: Plan
         do throws(AspectError) {
             plan = try Geometry.plan(source: source.size, request: request, limits: requestLimits)
@@ -32,18 +41,19 @@ public struct Thumbnailer: Sendable {
         }
         let format = request.format.resolve(
             accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
-        let bytes = try render(path: path, plan: plan, format: format, quality: request.quality)
+        let bytes = try render(file: file, plan: plan, format: format, quality: request.quality, deadline: deadline)
         return Rendered(bytes: bytes, format: format, plan: plan)
     }
 
     /// Reads what the file's header says and checks the limits, decoding no pixels.
     public func probe(path: String) throws(ImagingError) -> SourceInfo {
-        var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ImagingError(
-                .open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
+        try probe(file: SourceFile.open(path), deadline: .none)
+    }
+
+    func probe(file: SourceFile, deadline: Deadline) throws(ImagingError) -> SourceInfo {
+        guard let bytes = file.regularFileSize else {
+            throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: "not a regular file")
         }
-        let bytes = Int64(st.st_size)
         guard bytes <= limits.maxSourceBytes else {
             throw ImagingError(
                 .limits,
@@ -51,7 +61,8 @@ public struct Thumbnailer: Sendable {
                     .sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"
                 ))
         }
-        guard let loader = vips_foreign_find_load(path) else {
+        let sniffed = try VSource(file, deadline: deadline)
+        guard let loader = cvips_find_loader(sniffed.pointer) else {
             throw ImagingError(
                 .header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
                 detail: Vips.takeError())
@@ -65,11 +76,12 @@ public struct Thumbnailer: Sendable {
                     "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"
                 ))
         }
+        let headerSource = try VSource(file, deadline: deadline)
         let header = try VImage.make(
             .header,
             AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
         ) {
-            cvips_open_header(path, $0)
+            cvips_open_header(headerSource.pointer, $0)
         }
         let stored = header.size
         let pixels = Int64(stored.width) * Int64(stored.height)
@@ -92,7 +104,9 @@ public struct Thumbnailer: Sendable {
     /// Renders a plan: resize with shrink-on-load, autorotate and sRGB, then crop or
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
-    public func render(path: String, plan: Plan, format: ImageFormat, quality: Int?) throws(ImagingError) -> [UInt8] {
+    func render(file: SourceFile, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline)
+        throws(ImagingError) -> [UInt8]
+    {
         let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
@@ -103,24 +117,37 @@ public struct Thumbnailer: Sendable {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
                 ))
         }
-        let lazy = try VImage.make(
-            .decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")
-        ) {
+        // The decode reads the file as it goes: past the deadline a read fails, and the
+        // failure is the timeout's, not the file's.
+        let source = try VSource(file, deadline: deadline)
+        func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
+            -> VImage
+        {
+            do throws(ImagingError) {
+                return try VImage.make(
+                    .decode,
+                    AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated"),
+                    body)
+            } catch {
+                if source.expired || deadline.passed { throw deadline.error }
+                throw error
+            }
+        }
+        let lazy = try decoding {
             cvips_thumbnail_force(
-                path, $0, Int32(plan.resized.width), Int32(plan.resized.height), Int32(VIPS_FAIL_ON_ERROR.rawValue))
+                source.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height),
+                Int32(VIPS_FAIL_ON_ERROR.rawValue))
         }
         // Decode now, into memory (the resized image is small): every decode error, a
         // truncated file included, is then this stage's, and later steps may read the
         // pixels in any order (smartcrop does).
-        let resized = try VImage.make(
-            .decode, AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated")
-        ) {
-            cvips_copy_memory(lazy.pointer, $0)
-        }
+        let resized = try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        try deadline.check()
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
         if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+        try deadline.check()
         if !format.hasAlpha, image.hasAlpha {
             let bg = plan.background ?? .white
             image = try image.then("flatten") {

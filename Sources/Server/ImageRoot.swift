@@ -1,6 +1,8 @@
+import CLinux
 import Cache
 import Core
 import Glibc
+import Imaging
 
 /// The image root, resolved once and held open: a source is confined by its real path,
 /// and its identity is read relative to the open folder, so a hit's stat(2) walks only the
@@ -31,7 +33,7 @@ struct ImageRoot: Sendable {
         }
         defer { free(r) }
         realPath = String(cString: r)
-        fd = open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        fd = Glibc.open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
 
     /// The source's real path, all symlinks resolved, when it lies under the real image
@@ -48,6 +50,22 @@ struct ImageRoot: Sendable {
             return .failure(AspectError(.forbiddenPath, "src '\(src)' is refused: it leads outside the image root"))
         }
         return .success(Source(absolute: real, relative: String(real.utf8.dropFirst(prefix.utf8.count)) ?? real))
+    }
+
+    /// Opens a confined source for rendering, by its symlink-free real path below the open
+    /// root, refusing any symlink on the way: a path swapped for a symlink after `confine`
+    /// checked it is not followed out of the root (403), a file gone meanwhile is a 404.
+    func open(_ source: Source, src: String) -> Result<SourceFile, AspectError> {
+        guard fd >= 0 else { return .failure(AspectError(.notFound, "no such source image: \(src)")) }
+        let file = clinux_open_beneath(fd, source.relative)
+        guard file >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR {
+                return .failure(AspectError(.notFound, "no such source image: \(src)"))
+            }
+            return .failure(
+                AspectError(.forbiddenPath, "src '\(src)' is refused: it changed into a link while being opened"))
+        }
+        return .success(SourceFile(owning: file))
     }
 
     /// The source's identity from stat(2) relative to the open root; nil when it is not a

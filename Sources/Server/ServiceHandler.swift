@@ -136,7 +136,7 @@ struct ServiceHandler: HTTPHandler {
         if let served = serveCached(request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(
-            path: source.absolute, request: parsed, accept: accept, key: key, headers: headers,
+            root: root, source: source, request: parsed, accept: accept, key: key, headers: headers,
             limits: config.requestLimits,
             thumbnailer: thumbnailer, cache: cache, metrics: metrics, coalescer: coalescer)
         return .work { job.run() }
@@ -193,7 +193,8 @@ struct ServiceHandler: HTTPHandler {
 
 /// A miss, on a worker: render once per key however many ask, store, answer.
 struct RenderJob: Sendable {
-    let path: String
+    let root: ImageRoot
+    let source: ImageRoot.Source
     let request: ThumbRequest
     let accept: String?
     let key: CacheKey
@@ -212,7 +213,12 @@ struct RenderJob: Sendable {
             }
             let start = DispatchTime.now().uptimeNanoseconds
             do throws(ImagingError) {
-                let r = try thumbnailer.thumbnail(path: path, request: request, requestLimits: limits, accept: accept)
+                let file: SourceFile
+                switch root.open(source, src: request.src) {
+                case .success(let f): file = f
+                case .failure(let e): throw ImagingError(.open, e)
+                }
+                let r = try thumbnailer.thumbnail(file: file, request: request, requestLimits: limits, accept: accept)
                 metrics.rendered(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 cache.store(key, r.bytes, format: r.format)
                 return .success(ServiceHandler.Rendered(bytes: r.bytes, format: r.format))

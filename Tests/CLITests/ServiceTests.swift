@@ -280,6 +280,26 @@ import Testing
         #expect(try Self.get(s.port, "/thumb?src=..%2Foutside%2Fsecret.webp&w=50").status == 403)
     }
 
+    @Test func aRenderPastTheProcessingTimeoutIs504AndFreesItsWorker() throws {
+        // The largest photo takes about 90 ms to decode here: far past a 10 ms limit.
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: try Photos.path("big.jpg")),
+            to: dir.appendingPathComponent("images/big.jpg"))
+        let s = try serve([
+            "ASPECT_LIMITS_PROCESSINGTIMEOUTMS": "10", "ASPECT_SERVER_WORKERS": "1",
+            "ASPECT_LIMITS_MAXDIMENSION": "8192",
+        ])
+        for i in 0..<3 {
+            let r = try Self.get(s.port, "/thumb?src=big.jpg&w=300&h=225&mode=fill&q=\(70 + i)")
+            #expect(r.status == 504, "\(r.status) \(r.text)")
+            #expect(r.text.contains("processing_timeout") && r.text.contains("limits.processingTimeoutMs"))
+        }
+        // Each 504 came from the one worker, which is free again after each.
+        let metrics = try Self.get(s.port, "/metrics").text
+        #expect(Self.value(metrics, "aspect_workers_busy") == 0)
+        #expect(metrics.contains(#"aspect_requests_total{route="/thumb",status="504"} 3"#))
+    }
+
     @Test func withASigningKeyOnlySignedURLsAreServed() throws {
         let key = "a signing key of some length"
         let s = try serve(["ASPECT_SECURITY_SIGNINGKEY": key])

@@ -1,31 +1,16 @@
 import Core
 import Foundation
 import Imaging
+import TestSupport
 import Testing
 
 /// The team's real photos (../shared/images, or the same files fetched from Debian by
 /// scripts/fetch-photos.sh) through the pipeline, each compared with a reference made
 /// without libvips' resampler: the full decode, area-averaged in Swift.
 @Suite struct PhotoTests {
-    /// Where the photos are: `ASPECT_PHOTOS`, the shared folder beside the checkout, or
-    /// the fetched copy. The test fails, rather than skips, when none has them.
-    static var folder: URL? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let candidates = [
-            ProcessInfo.processInfo.environment["ASPECT_PHOTOS"].map { URL(fileURLWithPath: $0) },
-            root.deletingLastPathComponent().appendingPathComponent("shared/images"),
-            root.appendingPathComponent(".build/photos"),
-        ].compactMap { $0 }
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("big.jpg").path) }
-    }
+    static var folder: URL? { Photos.folder }
 
-    static func photo(_ name: String) throws -> String {
-        let folder = try #require(folder, "no photos: run scripts/fetch-photos.sh or set ASPECT_PHOTOS")
-        let path = folder.appendingPathComponent(name).path
-        try #require(FileManager.default.fileExists(atPath: path), "\(name) is missing from \(folder.path)")
-        return path
-    }
+    static func photo(_ name: String) throws -> String { try Photos.path(name) }
 
     /// Area average of `raw` scaled to `size`, then the `window` of it.
     static func reference(_ raw: RawImage, resized size: Size, window: Rect) -> RawImage {

@@ -33,6 +33,12 @@ int clinux_eventfd(void);
 int clinux_accept(int fd);
 ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
 
+/// Opens `path` read-only below the folder `dirfd`, refusing (ELOOP, EXDEV) any symlink
+/// and any `..` on the way: openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+/// RESOLVE_NO_MAGICLINKS. Where the kernel has no openat2 (before Linux 5.6), openat(2)
+/// with O_NOFOLLOW, which refuses a symlink in the last component only.
+int clinux_open_beneath(int dirfd, const char *path);
+
 /// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd).
 int clinux_install_shutdown_signals(int fd);
 

@@ -11,13 +11,24 @@
 /// Starts libvips once: operation cache off, libvips' own concurrency 1.
 int cvips_start(const char *argv0);
 
-/// Opens a file lazily: reads the header only, decodes nothing.
-int cvips_open_header(const char *path, VipsImage **out);
+/// A source reading an open file (the caller keeps the descriptor open for the source's
+/// life) by pread(2), with a deadline: past deadline_ns on CLOCK_MONOTONIC (0: none), a
+/// read fails, so a loader decoding from it stops. Unref with g_object_unref.
+VipsSource *cvips_source_new(int fd, unsigned long long deadline_ns);
+
+/// Whether a read of this source failed for its deadline.
+int cvips_source_expired(VipsSource *source);
+
+/// The name of the loader for a source (sniffed from its first bytes), or NULL.
+const char *cvips_find_loader(VipsSource *source);
+
+/// Opens a source lazily: reads the header only, decodes nothing.
+int cvips_open_header(VipsSource *source, VipsImage **out);
 
 /// The thumbnail of a file, resized to exactly width × height (size=force, so both axes
 /// are set), with shrink-on-load, EXIF autorotation and ICC import/export to sRGB.
 /// fail_on: a VipsFailOn.
-int cvips_thumbnail_force(const char *path, VipsImage **out, int width, int height, int fail_on);
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on);
 
 /// The thumbnail of an image in memory, the same way (for tests and buffers).
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,

@@ -1,0 +1,92 @@
+import CVips
+import Core
+import Glibc
+
+/// An open source file: the one owner of its descriptor, closed in `deinit`. libvips
+/// reads it through a source of its own per stage (`cvips_source_new`), by pread(2), so
+/// the file is read as it was opened, whatever happens to its path meanwhile.
+public final class SourceFile: Sendable {
+    public let fd: Int32
+
+    /// Takes ownership of `fd`.
+    public init(owning fd: Int32) { self.fd = fd }
+
+    /// Opens `path` read-only: a missing file or a folder is "no such source".
+    public static func open(_ path: String) throws(ImagingError) -> SourceFile {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ImagingError(
+                .open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
+        }
+        return SourceFile(owning: fd)
+    }
+
+    deinit { close(fd) }
+
+    /// The file's size in bytes, from fstat(2); nil when it is not a regular file.
+    var regularFileSize: Int64? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(st.st_size)
+    }
+}
+
+/// One stage's libvips source over a `SourceFile`, with the job's deadline: past it, a
+/// read fails and the loader decoding from it stops.
+final class VSource {
+    let pointer: UnsafeMutablePointer<VipsSource>
+    /// Keeps the descriptor open while libvips may read it.
+    private let file: SourceFile
+
+    init(_ file: SourceFile, deadline: Deadline) throws(ImagingError) {
+        guard let p = cvips_source_new(file.fd, deadline.nanoseconds) else {
+            throw ImagingError(
+                .open, AspectError(.unsupportedSource, "the source cannot be read"), detail: Vips.takeError())
+        }
+        pointer = p
+        self.file = file
+    }
+
+    deinit { g_object_unref(pointer) }
+
+    /// Whether a read failed because the deadline had passed.
+    var expired: Bool { cvips_source_expired(pointer) != 0 }
+}
+
+/// When a job must be done by, on the monotonic clock; `none` when it has no limit.
+public struct Deadline: Sendable {
+    /// Monotonic nanoseconds; 0 for no deadline.
+    let nanoseconds: UInt64
+    /// The limit it came from, for the message.
+    let milliseconds: Int
+
+    public static let none = Deadline(nanoseconds: 0, milliseconds: 0)
+
+    /// `milliseconds` from now; no deadline when it is 0.
+    public static func after(milliseconds: Int) -> Deadline {
+        guard milliseconds > 0 else { return .none }
+        return Deadline(nanoseconds: now() + UInt64(milliseconds) * 1_000_000, milliseconds: milliseconds)
+    }
+
+    var passed: Bool { nanoseconds > 0 && Deadline.now() > nanoseconds }
+
+    /// The error a job past its deadline ends with: 504 by the server's table.
+    var error: ImagingError {
+        ImagingError(
+            .timeout,
+            AspectError(
+                .processingTimeout,
+                "processing this image took longer than limits.processingTimeoutMs (\(milliseconds) ms)"))
+    }
+
+    /// Throws the timeout when the deadline has passed: checked between the pipeline's stages.
+    func check() throws(ImagingError) {
+        if passed { throw error }
+    }
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
