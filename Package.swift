@@ -22,9 +22,12 @@ let package = Package(
     products: [
         .executable(name: "aspect", targets: ["Server"]),
         .library(name: "Core", targets: ["Core"]),
+        .library(name: "AspectClient", targets: ["AspectClient"]),
     ],
     targets: [
         .target(name: "Core"),
+        // The client library for apps: URLs and signatures, Foundation only, no other target.
+        .target(name: "AspectClient"),
         .target(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
@@ -52,8 +55,9 @@ let package = Package(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
+        .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(
-            name: "SigningTests", dependencies: ["Signing", "Core"],
+            name: "SigningTests", dependencies: ["Signing", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
@@ -63,7 +67,8 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
-            name: "CLITests", dependencies: ["Server", "aspect-bench", "Imaging", "Core", "TestSupport"],
+            name: "CLITests",
+            dependencies: ["Server", "aspect-bench", "Imaging", "Core", "TestSupport", "AspectClient"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import AspectClient
 import Core
 import Foundation
 import Imaging
@@ -321,6 +322,19 @@ import Testing
         #expect(try Self.get(s.port, "/thumb?\(sig)&mode=fill&ratio=4:3&w=120&src=landscape.jpg").status == 200)
         // Other routes are not signed.
         #expect(try Self.get(s.port, "/healthz").status == 200)
+        // URLs from the Swift client library, signed with the same key: served, at the size asked.
+        let client = [
+            Thumbnail(src: "landscape.jpg").ratio(4, 3).width(120).mode(.fill).format(.png),
+            Thumbnail(src: "portrait.jpg").width(50).height(50).shape(.circle).mode(.fill).dpr(2).format(.png),
+            Thumbnail(src: "landscape.jpg").focus(x: 0.2, y: 0.8).width(64).ratio(1).mode(.fill).format(.png),
+        ]
+        for (t, size) in zip(client, [(120, 90), (100, 100), (64, 64)]) {
+            let r = try Self.get(s.port, t.path(signingKey: key))
+            #expect(r.status == 200, "\(t.path()): \(r.text)")
+            let img = try ImageFile.decode(r.body)
+            #expect(img.width == size.0 && img.height == size.1, "\(t.path())")
+        }
+        #expect(try Self.get(s.port, client[0].path(signingKey: key + "x")).status == 403)
     }
 
     @Test func anUnusableCacheFolderStillServes() throws {

@@ -1,28 +1,14 @@
 import Core
 import Foundation
 import Signing
+import TestSupport
 import Testing
 
 /// The shared vectors (Tests/Fixtures/signing-vectors.json), computed independently.
 @Suite struct SignerTests {
-    struct Vector: Decodable, Sendable {
-        let key: String
-        let query: String
-        let canonical: String
-        let sig: String
-    }
+    typealias Vector = SigningVector
 
-    struct Document: Decodable { let vectors: [Vector] }
-
-    static let vectors: [Vector] = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/signing-vectors.json")
-        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data)
-        else {
-            return []
-        }
-        return doc.vectors
-    }()
+    static let vectors = SigningVector.all
 
     @Test func theVectorsAreThere() { #expect(Self.vectors.count == 3) }
 

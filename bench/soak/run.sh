@@ -22,11 +22,14 @@ trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:18300/healthz && break; sleep 0.1; done
 rss() { awk '/^VmRSS:/{print $2}' "/proc/$pid/status"; }
 fds() { ls "/proc/$pid/fd" | wc -l; }
+# Cached results held open for hits (cache.openFiles): their number follows the traffic
+# (evictions drop some, hits open others), so they are counted apart from the rest.
+held() { find "/proc/$pid/fd" -lname "$out/cache/*" 2>/dev/null | wc -l; }
 # Warm-up: every kind of traffic for 10 s, then the starting figures.
 wrk -t1 -c16 -d10s -s bench/soak/statuses.lua http://127.0.0.1:18300 -- hit >/dev/null
 wrk -t1 -c4 -d10s -s bench/soak/statuses.lua http://127.0.0.1:18300 -- miss >/dev/null
 sleep 3
-rss0=$(rss); fds0=$(fds)
+rss0=$(rss); fds0=$(fds); held0=$(held)
 wrk -t1 -c16 -d"${DURATION}s" --timeout 30s -s bench/soak/statuses.lua http://127.0.0.1:18300 -- hit > "$out/hit.txt" &
 w1=$!
 wrk -t1 -c4 -d"${DURATION}s" --timeout 30s -s bench/soak/statuses.lua http://127.0.0.1:18300 -- miss > "$out/miss.txt" &
@@ -35,10 +38,10 @@ python3 bench/soak/abuse.py 18300 "$DURATION" > "$out/abuse.txt" &
 w3=$!
 wait $w1 $w2 $w3
 sleep 5  # let slow clients and timeouts settle
-rss1=$(rss); fds1=$(fds)
+rss1=$(rss); fds1=$(fds); held1=$(held)
 curl -s http://127.0.0.1:18300/metrics > "$out/metrics.txt"
 alive=$(kill -0 $pid 2>/dev/null && echo yes || echo no)
-echo "### Soak: ${DURATION} s of mixed traffic on one aspect serve (2 workers, queueDepth 16, 20 MB cache)"
+echo "### Soak: ${DURATION} s of mixed traffic on one aspect serve (default workers: two per core, queueDepth 16, 20 MB cache)"
 echo
 echo "| traffic | requests | statuses |"
 echo "|---|---:|---|"
@@ -53,5 +56,6 @@ unexpected=$(cat "$out/hit.txt" "$out/miss.txt" | awk '/^status /{ if ($2 >= 500
 unexpected=$((unexpected + $(awk '$1 ~ /->5/ && $1 !~ /->50[34]/ {s+=$2} END{print s+0}' "$out/abuse.txt")))
 echo "- 5xx other than 503/504: **$unexpected** (goal 0)"
 echo "- RSS after warm-up $((rss0 / 1024)) MB, at the end $((rss1 / 1024)) MB: $(awk -v a="$rss0" -v b="$rss1" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}') (goal: within 10%)"
-echo "- open descriptors after warm-up $fds0, at the end $fds1 (goal: equal)"
+echo "- open descriptors after warm-up $fds0 ($held0 of them cached results held open for hits), at the end $fds1 ($held1)"
+echo "- open descriptors other than held cache files: $((fds0 - held0)) → $((fds1 - held1)) (goal: equal)"
 echo "- the server is still running: $alive; cache: $(awk '/^aspect_cache_entries /{e=$2} /^aspect_cache_bytes /{b=$2} /^aspect_cache_evictions_total /{v=$2} END{printf "%d entries, %d bytes, %d evictions", e, b, v}' "$out/metrics.txt")"

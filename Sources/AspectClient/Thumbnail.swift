@@ -1,0 +1,87 @@
+import Foundation
+
+/// A request for one thumbnail from an Aspect server, built step by step and turned into
+/// the URL the server serves it at:
+///
+///     let url = Thumbnail(src: "photos/cat.jpg").ratio(4, 3).width(300).mode(.fill)
+///         .url(base: server, signingKey: key)
+///
+/// Each step returns a new value; unset parameters are left to the server's defaults.
+/// Values are not checked here: the server answers a bad one with a 400 that says why.
+public struct Thumbnail: Sendable, Hashable {
+    public enum Mode: String, Sendable, CaseIterable {
+        case fit, fill, pad, stretch
+    }
+
+    public enum Gravity: String, Sendable, CaseIterable {
+        case center, north, south, east, west, northeast, northwest, southeast, southwest, smart, entropy, focus
+    }
+
+    public enum Shape: String, Sendable, CaseIterable {
+        case circle, capsule, rounded
+    }
+
+    public enum Format: String, Sendable, CaseIterable {
+        case auto, jpeg, png, webp, avif
+    }
+
+    /// The parameters so far, by name.
+    public private(set) var parameters: [String: String]
+
+    /// A thumbnail of `src`, a path relative to the server's image root.
+    public init(src: String) { parameters = ["src": src] }
+
+    private func setting(_ name: String, _ value: String) -> Thumbnail {
+        var t = self
+        t.parameters[name] = value
+        return t
+    }
+
+    /// The box's width, in points (CSS pixels); `dpr` multiplies it.
+    public func width(_ w: Int) -> Thumbnail { setting("w", String(w)) }
+    /// The box's height, in points.
+    public func height(_ h: Int) -> Thumbnail { setting("h", String(h)) }
+    /// The box's aspect ratio, width : height (`ratio(4, 3)`).
+    public func ratio(_ width: Double, _ height: Double) -> Thumbnail {
+        setting("ratio", "\(Self.number(width)):\(Self.number(height))")
+    }
+    /// The box's aspect ratio as one number, width / height.
+    public func ratio(_ r: Double) -> Thumbnail { setting("ratio", Self.number(r)) }
+    public func mode(_ m: Mode) -> Thumbnail { setting("mode", m.rawValue) }
+    public func gravity(_ g: Gravity) -> Thumbnail { setting("gravity", g.rawValue) }
+    /// `fill` centred on a focal point, each coordinate 0 … 1 of the image.
+    public func focus(x: Double, y: Double) -> Thumbnail {
+        setting("gravity", Gravity.focus.rawValue).setting("fx", Self.number(x)).setting("fy", Self.number(y))
+    }
+    public func shape(_ s: Shape) -> Thumbnail { setting("shape", s.rawValue) }
+    /// The corner radius of `shape(.rounded)`, in pixels.
+    public func radius(_ r: Int) -> Thumbnail { setting("radius", String(r)) }
+    /// The colour of `pad` bars and flattened corners: `RRGGBB` or `RRGGBBAA`.
+    public func background(_ hex: String) -> Thumbnail { setting("bg", hex) }
+    public func format(_ f: Format) -> Thumbnail { setting("format", f.rawValue) }
+    public func quality(_ q: Int) -> Thumbnail { setting("q", String(q)) }
+    /// The screen's scale (2 for a Retina screen): the pixels are the box times this.
+    public func dpr(_ d: Double) -> Thumbnail { setting("dpr", Self.number(d)) }
+    public func upscale(_ on: Bool) -> Thumbnail { setting("upscale", on ? "1" : "0") }
+
+    /// `/thumb?…`: the parameters in canonical order, then `sig` when a key is given.
+    public func path(signingKey: String? = nil) -> String {
+        let canonical = Signature.canonical(parameters.map { ($0.key, $0.value) })
+        guard let signingKey else { return "/thumb?" + canonical }
+        return "/thumb?" + canonical + "&sig=" + Signature.sign("/thumb?" + canonical, key: signingKey)
+    }
+
+    /// The thumbnail's URL on the server at `base` (scheme, host, port, and a path prefix
+    /// if the server sits behind one).
+    public func url(base: URL, signingKey: String? = nil) -> URL? {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        return URL(string: text + path(signingKey: signingKey))
+    }
+
+    /// A decimal without a trailing `.0` (`2`, `1.5`), as the server reads numbers.
+    static func number(_ x: Double) -> String {
+        if x == x.rounded(), abs(x) < 1e15 { return String(Int(x)) }
+        return String(x)
+    }
+}
