@@ -11,6 +11,7 @@ enum Usage {
           aspect config [flags]   check the configuration and print every key's effective value
           aspect samples DIR      make the embedded default's sample images in DIR
           aspect sign URL         print URL signed with security.signingKey
+          aspect healthcheck      exit 0 when the service the configuration names answers /healthz
           aspect --help           this text
 
         Configuration: config.json (or --config PATH, or ASPECT_CONFIG), then ASPECT_* environment

@@ -16,6 +16,8 @@ case "sign":
     status = SignCommand.run(Array(arguments.dropFirst()))
 case "samples":
     status = SampleImages.run(Array(arguments.dropFirst()))
+case "healthcheck":
+    status = HealthcheckCommand.run(Array(arguments.dropFirst()))
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
 case let other?:

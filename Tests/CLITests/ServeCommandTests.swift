@@ -80,6 +80,25 @@ import Testing
         #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"), "\(second.stderr)")
     }
 
+    @Test func healthcheckSaysWhetherTheConfiguredServiceAnswers() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let serve = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images"])
+        // The port by flag, and by the same environment variable the service reads.
+        let byFlag = try Binary.run(["healthcheck", "--port", "\(serve.port)"], cwd: dir)
+        #expect(byFlag.status == 0, "\(byFlag.stderr)")
+        let byEnv = try Binary.run(["healthcheck"], env: ["ASPECT_SERVER_PORT": "\(serve.port)"], cwd: dir)
+        #expect(byEnv.status == 0, "\(byEnv.stderr)")
+        // A service listening on every address is asked on loopback.
+        let anyHost = try Binary.run(["healthcheck", "--host", "0.0.0.0", "--port", "\(serve.port)"], cwd: dir)
+        #expect(anyHost.status == 0, "\(anyHost.stderr)")
+        serve.signal(SIGTERM)
+        #expect(serve.wait(seconds: 10) == 0)
+        let gone = try Binary.run(["healthcheck", "--port", "\(serve.port)"], cwd: dir)
+        #expect(gone.status == 1)
+        #expect(gone.stderr.contains("/healthz: cannot connect"), "\(gone.stderr)")
+    }
+
     /// The soft open-file limit of process `pid`, from /proc.
     static func softOpenFileLimit(_ pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),

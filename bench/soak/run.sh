@@ -36,6 +36,9 @@ wrk -t1 -c4 -d"${DURATION}s" --timeout 30s -s bench/soak/statuses.lua http://127
 w2=$!
 python3 bench/soak/abuse.py 18300 "$DURATION" > "$out/abuse.txt" &
 w3=$!
+# Half-way: the cache (20 MB, about 8,000 entries) has filled by then, so mid → end tells
+# growth that goes on from growth up to the caps.
+sleep $((DURATION / 2)); rssmid=$(rss)
 wait $w1 $w2 $w3
 sleep 5  # let slow clients and timeouts settle
 rss1=$(rss); fds1=$(fds); held1=$(held)
@@ -55,7 +58,7 @@ echo
 unexpected=$(cat "$out/hit.txt" "$out/miss.txt" | awk '/^status /{ if ($2 >= 500 && $2 != 503 && $2 != 504) s += $3 } END{print s+0}')
 unexpected=$((unexpected + $(awk '$1 ~ /->5/ && $1 !~ /->50[34]/ {s+=$2} END{print s+0}' "$out/abuse.txt")))
 echo "- 5xx other than 503/504: **$unexpected** (goal 0)"
-echo "- RSS after warm-up $((rss0 / 1024)) MB, at the end $((rss1 / 1024)) MB: $(awk -v a="$rss0" -v b="$rss1" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}') (goal: within 10%)"
+echo "- RSS after warm-up $((rss0 / 1024)) MB, at the end $((rss1 / 1024)) MB: $(awk -v a="$rss0" -v b="$rss1" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}') (goal: within 10%); half-way $((rssmid / 1024)) MB, so half-way → end $(awk -v a="$rssmid" -v b="$rss1" 'BEGIN{printf "%+.1f%%", 100*(b-a)/a}')"
 echo "- open descriptors after warm-up $fds0 ($held0 of them cached results held open for hits), at the end $fds1 ($held1)"
 echo "- open descriptors other than held cache files: $((fds0 - held0)) → $((fds1 - held1)) (goal: equal)"
 echo "- the server is still running: $alive; cache: $(awk '/^aspect_cache_entries /{e=$2} /^aspect_cache_bytes /{b=$2} /^aspect_cache_evictions_total /{v=$2} END{printf "%d entries, %d bytes, %d evictions", e, b, v}' "$out/metrics.txt")"
