@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs what building and testing Aspect needs and is missing: Debian's libvips
-# (with pkg-config to find it). Safe to run again: it installs nothing already there.
+# Installs what building and running Aspect needs and is missing: Debian's libvips (with
+# pkg-config to find it); with `test`, also what the tests need: Debian's Chromium, which
+# loads the demo page as a browser would. Safe to run again: it installs nothing already there.
+#   bash scripts/setup.sh [test]
 set -euo pipefail
 
 packages=(pkg-config libvips-dev)
+[ "${1:-}" = test ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

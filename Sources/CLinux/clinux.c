@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <malloc.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <pthread.h>
 #include <signal.h>
@@ -93,4 +95,9 @@ int clinux_open_beneath(int dirfd, const char *path) {
         break;
     }
     return openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
+void clinux_limit_malloc_arenas(int n) {
+    if (!getenv("MALLOC_ARENA_MAX"))
+        mallopt(M_ARENA_MAX, n);
 }

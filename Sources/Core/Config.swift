@@ -39,6 +39,8 @@ public struct Config: Equatable, Sendable {
 
     public struct HTTP: Equatable, Sendable {
         public var maxAgeSeconds = 31_536_000
+        /// The demo page at `/`: on in the embedded default (config.json), off otherwise.
+        public var demoPage = false
     }
 
     public struct Limits: Equatable, Sendable {

@@ -7,7 +7,7 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, healthz, readyz, metrics, other
+        case thumb, healthz, readyz, metrics, demo, other
 
         var text: String {
             switch self {
@@ -15,6 +15,7 @@ final class Metrics: Sendable {
             case .healthz: "/healthz"
             case .readyz: "/readyz"
             case .metrics: "/metrics"
+            case .demo: "/"
             case .other: "other"
             }
         }

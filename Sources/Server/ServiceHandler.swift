@@ -52,6 +52,11 @@ struct ServiceHandler: HTTPHandler {
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
             return counted(.thumb, thumb(request))
+        case "/" where config.http.demoPage:
+            // It reads the images' headers: work for the pool, not the loop.
+            let (root, thumbnailer, limits, signer) = (config.images.root, thumbnailer, config.requestLimits, signer)
+            return counted(
+                .demo, .work { DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer) })
         default:
             return counted(
                 .other,

@@ -21,9 +21,11 @@ import Testing
         #expect(withFile.status == 0 && builtIn.status == 0)
         var a = values(withFile.stdout)
         var b = values(builtIn.stdout)
-        #expect(a.count == 25)
+        #expect(a.count == 26)
         #expect(a["images.root"] == Binary.repositoryRoot.appendingPathComponent("samples").path)
-        for key in ["images.root", "cache.dir"] {
+        // The embedded default shows the demo page; built in, it is off.
+        #expect(a["http.demoPage"] == "true" && b["http.demoPage"] == "false")
+        for key in ["images.root", "cache.dir", "http.demoPage"] {
             a[key] = nil
             b[key] = nil
         }

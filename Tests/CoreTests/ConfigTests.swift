@@ -66,7 +66,7 @@ import Testing
             "server.writeTimeoutMs": "3500", "server.drainTimeoutMs": "4500", "server.eventLoops": "3",
             "log.access": "false", "images.formats": "jpeg,png",
             "images.root": "/img", "cache.dir": "/c", "cache.maxBytes": "2GiB", "cache.openFiles": "5",
-            "http.maxAgeSeconds": "60",
+            "http.maxAgeSeconds": "60", "http.demoPage": "true",
             "limits.maxDimension": "1000", "limits.maxDpr": "2.5", "limits.maxSourceBytes": "10MB",
             "limits.maxSourcePixels": "1000000", "limits.processingTimeoutMs": "500",
             "security.signingKey": "0123456789abcdef", "log.format": "json", "log.level": "debug",

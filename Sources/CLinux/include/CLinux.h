@@ -39,6 +39,10 @@ ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
 /// with O_NOFOLLOW, which refuses a symlink in the last component only.
 int clinux_open_beneath(int dirfd, const char *path);
 
+/// Caps glibc's malloc arenas at `n` (mallopt M_ARENA_MAX), unless MALLOC_ARENA_MAX is set
+/// in the environment, which then decides. Call before any thread starts.
+void clinux_limit_malloc_arenas(int n);
+
 /// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd).
 int clinux_install_shutdown_signals(int fd);
 

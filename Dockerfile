@@ -1,0 +1,44 @@
+# Aspect's container image. Two stages: build with the Swift toolchain image, run on a
+# slim Debian 12 with libvips' runtime packages only. Configure with ASPECT_* variables
+# (README: Configuration); mount a volume on /var/cache/aspect to keep the cache.
+#   docker build -t aspect .
+#   docker run -p 8080:8080 -v aspect-cache:/var/cache/aspect -v /srv/photos:/srv/aspect/images:ro aspect
+# No Docker engine runs on the team's machines: deploy/verify-runtime.sh checks this
+# runtime stage in a Debian chroot instead (README: Containers).
+
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+# The Swift runtime linked in, so the runtime stage needs no toolchain; the sample images
+# made here serve until a real image folder is mounted over them.
+RUN swift build -c release --product aspect --static-swift-stdlib \
+    && install -D "$(swift build -c release --show-bin-path)/aspect" /out/aspect \
+    && /out/aspect samples /out/images
+
+FROM debian:bookworm-slim
+# The runtime packages: libvips and what it loads (deploy/verify-runtime.sh reads this line).
+ARG RUNTIME_PACKAGES="libvips42"
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 --user-group --home-dir /srv/aspect --create-home aspect \
+    && mkdir -p /var/cache/aspect \
+    && chown aspect:aspect /var/cache/aspect
+COPY --from=build /out/aspect /usr/local/bin/aspect
+COPY --from=build /out/images /srv/aspect/images
+ENV ASPECT_SERVER_HOST=0.0.0.0 \
+    ASPECT_SERVER_PORT=8080 \
+    ASPECT_IMAGES_ROOT=/srv/aspect/images \
+    ASPECT_CACHE_DIR=/var/cache/aspect
+USER aspect
+WORKDIR /srv/aspect
+EXPOSE 8080
+VOLUME /var/cache/aspect
+# SIGTERM drains: requests in flight finish (server.drainTimeoutMs), new ones are refused.
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 CMD ["aspect", "healthcheck"]
+ENTRYPOINT ["aspect"]
+CMD ["serve"]

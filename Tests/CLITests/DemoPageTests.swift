@@ -1,0 +1,81 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The demo page at `/` in a real browser: Debian's headless Chromium loads it from the
+/// running binary, and every thumbnail on it must have loaded at the size the geometry
+/// plans. It also saves the screenshot the README shows (in .build/, for a person to look at).
+@Suite(.serialized) struct DemoPageTests {
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static func browser(_ args: [String]) throws -> String {
+        // Not a skip: without the browser the test fails, and says how to get it.
+        guard let chromium else { throw TestError("no Chromium: run `bash scripts/setup.sh test`") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: chromium)
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-chromium-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        p.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                "--user-data-dir=\(profile.path)", "--virtual-time-budget=20000",
+            ] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    struct Row: Decodable {
+        let src: String
+        let complete: Bool
+        let natural: String
+        let expect: String
+    }
+
+    @Test func everyThumbnailOnThePageLoadsAtThePlannedSize() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
+        #expect(made.status == 0)
+        let serve = try ServeProcess(
+            dir: dir,
+            env: [
+                "ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false",
+                "ASPECT_HTTP_DEMOPAGE": "true",
+            ])
+        let url = "http://127.0.0.1:\(serve.port)/"
+        let dom = try Self.browser(["--dump-dom", url])
+        let report = try #require(
+            dom.range(of: #"<pre id="report"[^>]*>(.*?)</pre>"#, options: .regularExpression).map { dom[$0] },
+            "no report in the page: \(dom.prefix(300))")
+        let json = report.replacingOccurrences(of: #"<pre id="report"[^>]*>"#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: "</pre>", with: "").replacingOccurrences(of: "&amp;", with: "&")
+        let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
+        // Four sample images, eight cells each.
+        #expect(rows.count == 32, "\(rows.count) thumbnails on the page")
+        for r in rows {
+            #expect(r.complete && r.natural != "0x0", "\(r.src) did not load")
+            #expect(r.natural == r.expect, "\(r.src): \(r.natural), planned \(r.expect)")
+        }
+        // The screenshot, for a person to look at (the README's comes from the same command).
+        let shot = Binary.repositoryRoot.appendingPathComponent(".build/demo.png")
+        _ = try Self.browser(["--screenshot=\(shot.path)", "--window-size=1500,1100", url])
+        let png = try Data(contentsOf: shot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 50_000)
+    }
+
+    @Test func thePageIsOffUnlessTheKeyTurnsItOn() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let serve = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "."])
+        let c = try TestClient(port: serve.port, timeoutSeconds: 10)
+        try c.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try c.response().status == 404)
+    }
+}
