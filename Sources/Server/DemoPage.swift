@@ -25,14 +25,17 @@ enum DemoPage {
     ]
 
     static func render(
-        root: String, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?
+        root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?
     ) -> HTTPResponse {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { !$0.hasPrefix(".") }.sorted()
         var rows = ""
         var shown: [String] = []
         for name in names where shown.count < maxSources {
-            guard let info = try? thumbnailer.probe(path: root + "/" + name) else { continue }
+            // Only what /thumb would serve: a link out of the root is not even probed.
+            guard case .success(let source) = root.confine(name),
+                let info = try? thumbnailer.probe(path: source.absolute)
+            else { continue }
             shown.append(name)
             rows += "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
             for cell in cells {

@@ -7,7 +7,7 @@ import HTTPServer
 import Imaging
 import Signing
 
-/// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`.
+/// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`, and the demo page `/`.
 struct ServiceHandler: HTTPHandler {
     let config: Config
     /// Every source's real path must be under it.
@@ -54,7 +54,7 @@ struct ServiceHandler: HTTPHandler {
             return counted(.thumb, thumb(request))
         case "/" where config.http.demoPage:
             // It reads the images' headers: work for the pool, not the loop.
-            let (root, thumbnailer, limits, signer) = (config.images.root, thumbnailer, config.requestLimits, signer)
+            let (root, thumbnailer, limits, signer) = (root, thumbnailer, config.requestLimits, signer)
             return counted(
                 .demo, .work { DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer) })
         default:
