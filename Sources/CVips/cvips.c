@@ -178,6 +178,10 @@ int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, in
                                 "strip", strip ? TRUE : FALSE, NULL);
 }
 
+int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length) {
+    return vips_tiffsave_buffer(in, buffer, length, NULL);
+}
+
 int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail_on) {
     *out = vips_image_new_from_buffer(data, length, "", "fail_on", fail_on, NULL);
     return *out ? 0 : -1;

@@ -27,7 +27,7 @@ public struct RawImage: Equatable, Sendable {
 public enum ImageFile {
     /// The container formats that `encode` writes.
     public enum Container: String, Sendable {
-        case jpeg, png, webp, gif, avif
+        case jpeg, png, webp, gif, avif, tiff
     }
 
     /// Encodes pixels. `orientation` writes an EXIF orientation tag (JPEG), `cmyk`
@@ -53,6 +53,7 @@ public enum ImageFile {
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, 0)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, 0)
+            case .tiff: cvips_tiffsave(image.pointer, buffer, length)
             }
         }
         guard let bytes else {

@@ -50,6 +50,24 @@ import Testing
     /// (a saturated screen blue such as 70,90,180 is outside it and comes back duller).
     static let printable: [[UInt8]] = [[200, 80, 60], [60, 140, 90], [100, 120, 170], [220, 200, 80]]
 
+    /// Every format of the default allow-list, read through the pipeline's own source
+    /// (pread on the open file, with seeks for the containers that need them).
+    @Test(arguments: [
+        (ImageFile.Container.jpeg, "jpeg"), (.png, "png"), (.webp, "webp"), (.gif, "gif"), (.avif, "heif"),
+        (.tiff, "tiff"),
+    ])
+    func everyDefaultSourceFormatIsRead(_ container: ImageFile.Container, _ format: String) throws {
+        let bytes = try ImageFile.encode(
+            Fixtures.quadrants(width: 120, height: 80, colours: Self.printable), as: container, quality: 90)
+        let path = try fixtures.write("source.\(container.rawValue)", bytes)
+        #expect(try Thumbnailer(limits: ImagingLimits()).probe(path: path).format == format)
+        let (img, _) = try thumb(path, "w=60&ratio=1&mode=fill&format=png")
+        #expect(img.width == 60 && img.height == 60)
+        // The top-left quadrant's colour survives (GIF's palette and AVIF's loss allowed for).
+        let px = img.pixel(10, 10)
+        for (got, want) in zip(px, Self.printable[0]) { #expect(abs(Int(got) - Int(want)) < 40, "\(format): \(px)") }
+    }
+
     @Test func cmykJpegComesOutSRGBWithTheRightColours() throws {
         let bytes = try ImageFile.encode(
             Fixtures.quadrants(width: 200, height: 200, colours: Self.printable), as: .jpeg, cmyk: true)

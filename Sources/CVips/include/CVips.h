@@ -64,6 +64,7 @@ int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression,
 int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
 
 /// Decodes an image in memory (any loader libvips has), lazily.
 int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail_on);
