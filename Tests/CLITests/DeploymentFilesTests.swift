@@ -54,6 +54,10 @@ import Testing
             deployment, pattern: #"- name: (cache)\s+emptyDir:\s+(?:#[^\n]*\s+)*sizeLimit: (\d+)Gi"#)
         let limit = try #require(sizes["cache"].flatMap { Int64($0) }, "no sizeLimit on the cache volume")
         #expect(maxBytes < limit << 30, "cache.maxBytes \(maxBytes) is not under the volume's \(limit)Gi")
+        // Workers sized to the container's CPU limit (two per CPU), not left to count the
+        // node's cores.
+        let cpu = Self.variables(deployment, pattern: #"(limits): \{cpu: "(\d+)""#)["limits"].flatMap { Int($0) }
+        #expect(cpu != nil && c["server.workers"] == cpu.map { String(2 * $0) }, "\(String(describing: cpu))")
         // The grace period covers the preStop pause and the drain.
         let drain = try #require(c["server.drainTimeoutMs"].flatMap { Int($0) })
         #expect(deployment.contains("terminationGracePeriodSeconds: 20") && 5 + drain / 1000 < 20)
