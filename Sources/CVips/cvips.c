@@ -23,7 +23,7 @@ typedef struct {
     int expired;
 } cvips_file;
 
-static guint64 cvips_now_ns(void) {
+unsigned long long cvips_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (guint64)ts.tv_sec * 1000000000ull + (guint64)ts.tv_nsec;

@@ -65,10 +65,11 @@ public struct Deadline: Sendable {
     /// `milliseconds` from now; no deadline when it is 0.
     public static func after(milliseconds: Int) -> Deadline {
         guard milliseconds > 0 else { return .none }
-        return Deadline(nanoseconds: now() + UInt64(milliseconds) * 1_000_000, milliseconds: milliseconds)
+        return Deadline(nanoseconds: cvips_now_ns() + UInt64(milliseconds) * 1_000_000, milliseconds: milliseconds)
     }
 
-    var passed: Bool { nanoseconds > 0 && Deadline.now() > nanoseconds }
+    /// On the same clock as the source's reads check (`cvips_now_ns`).
+    var passed: Bool { nanoseconds > 0 && cvips_now_ns() > nanoseconds }
 
     /// The error a job past its deadline ends with: 504 by the server's table.
     var error: ImagingError {
@@ -82,11 +83,5 @@ public struct Deadline: Sendable {
     /// Throws the timeout when the deadline has passed: checked between the pipeline's stages.
     func check() throws(ImagingError) {
         if passed { throw error }
-    }
-
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }

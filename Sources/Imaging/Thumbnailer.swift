@@ -61,8 +61,9 @@ public struct Thumbnailer: Sendable {
                     .sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"
                 ))
         }
-        let sniffed = try VSource(file, deadline: deadline)
-        guard let loader = cvips_find_loader(sniffed.pointer) else {
+        // One source for the sniff and the header: libvips rewinds it between them.
+        let source = try VSource(file, deadline: deadline)
+        guard let loader = cvips_find_loader(source.pointer) else {
             throw ImagingError(
                 .header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
                 detail: Vips.takeError())
@@ -76,12 +77,11 @@ public struct Thumbnailer: Sendable {
                     "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"
                 ))
         }
-        let headerSource = try VSource(file, deadline: deadline)
         let header = try VImage.make(
             .header,
             AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
         ) {
-            cvips_open_header(headerSource.pointer, $0)
+            cvips_open_header(source.pointer, $0)
         }
         let stored = header.size
         let pixels = Int64(stored.width) * Int64(stored.height)

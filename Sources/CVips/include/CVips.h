@@ -11,6 +11,9 @@
 /// Starts libvips once: operation cache off, libvips' own concurrency 1.
 int cvips_start(const char *argv0);
 
+/// Nanoseconds on CLOCK_MONOTONIC: the clock deadlines are set and checked on.
+unsigned long long cvips_now_ns(void);
+
 /// A source reading an open file (the caller keeps the descriptor open for the source's
 /// life) by pread(2), with a deadline: past deadline_ns on CLOCK_MONOTONIC (0: none), a
 /// read fails, so a loader decoding from it stops. Unref with g_object_unref.
