@@ -95,6 +95,18 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
                                  "option_string", options, NULL);
 }
 
+int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on) {
+    // The JPEG decoded at 1/shrink in libjpeg's DCT, then the same resize, rotation and
+    // colour handling as vips_thumbnail_source, which would pick its own shrink.
+    VipsImage *loaded;
+    if (vips_jpegload_source(source, &loaded, "shrink", shrink, "fail_on", fail_on, "access",
+                             VIPS_ACCESS_SEQUENTIAL, NULL))
+        return -1;
+    int r = vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+    g_object_unref(loaded);
+    return r;
+}
+
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
                                  int fail_on) {
     return vips_thumbnail_buffer((void *)data, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,

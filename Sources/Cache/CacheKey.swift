@@ -1,8 +1,9 @@
 import Core
 
-/// What names a cache entry: the canonical request, the source's identity and the output
+/// What names a cache entry: the canonical request, the source's identity, the output
 /// format (for `format=auto`, whether WebP was acceptable: the rest follows from the
-/// source). A changed source, a different request or another format gives another key.
+/// source) and the configured rules that change pixels (`Config.Images.renderingTag`).
+/// A changed source, a different request, another format or other rules give another key.
 public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// 64 hex digits: the SHA-256 of the parts.
     public let hex: String
@@ -20,9 +21,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(canonical: String, source: SourceIdentity, format: String) {
+    public init(canonical: String, source: SourceIdentity, format: String, rendering: String) {
         let parts = [
-            "aspect-cache-1", canonical, source.path, "\(source.size)", "\(source.modifiedNanoseconds)", format,
+            "aspect-cache-2", canonical, source.path, "\(source.size)", "\(source.modifiedNanoseconds)", format,
+            rendering,
         ]
         // NUL never appears in any part (the parser refuses it), so the join is unambiguous.
         hex = SHA256.hex(parts.joined(separator: "\u{0}"))

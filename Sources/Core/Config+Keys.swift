@@ -41,6 +41,10 @@ extension Config {
         } read: {
             $0.images.formats.joined(separator: ",")
         },
+        .boolean(
+            "images.fastShrinkOnLoad",
+            "JPEG shrink-on-load as far as the scale allows (faster); false: libvips' rule, a little closer to a full decode",
+            \.images.fastShrinkOnLoad),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(

@@ -22,15 +22,18 @@ public struct ImagingLimits: Equatable, Sendable {
     public var formats: Set<String>
     /// The longest time for one job (`limits.processingTimeoutMs`); 0 for no limit.
     public var processingTimeoutMs: Int
+    /// JPEG shrink-on-load by the largest factor the scale allows (`images.fastShrinkOnLoad`).
+    public var fastShrinkOnLoad: Bool
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
 
     public init(
         maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats,
-        processingTimeoutMs: Int = 0
+        processingTimeoutMs: Int = 0, fastShrinkOnLoad: Bool = true
     ) {
         self.processingTimeoutMs = processingTimeoutMs
+        self.fastShrinkOnLoad = fastShrinkOnLoad
         self.maxSourceBytes = maxSourceBytes
         self.maxSourcePixels = maxSourcePixels
         self.formats = formats
@@ -39,7 +42,8 @@ public struct ImagingLimits: Equatable, Sendable {
     public init(_ config: Config) {
         self.init(
             maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
-            formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs)
+            formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs,
+            fastShrinkOnLoad: config.images.fastShrinkOnLoad)
     }
 }
 

@@ -41,7 +41,8 @@ public struct Thumbnailer: Sendable {
         }
         let format = request.format.resolve(
             accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
-        let bytes = try render(file: file, plan: plan, format: format, quality: request.quality, deadline: deadline)
+        let bytes = try render(
+            file: file, source: source, plan: plan, format: format, quality: request.quality, deadline: deadline)
         return Rendered(bytes: bytes, format: format, plan: plan)
     }
 
@@ -101,10 +102,13 @@ public struct Thumbnailer: Sendable {
             bytes: bytes)
     }
 
-    /// Renders a plan: resize with shrink-on-load, autorotate and sRGB, then crop or
+    /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
+    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate and sRGB, then crop or
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
-    func render(file: SourceFile, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline)
+    func render(
+        file: SourceFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+    )
         throws(ImagingError) -> [UInt8]
     {
         let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
@@ -133,10 +137,14 @@ public struct Thumbnailer: Sendable {
                 throw error
             }
         }
+        let (width, height) = (Int32(plan.resized.width), Int32(plan.resized.height))
+        let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
+        let shrink =
+            info.format == "jpeg" && limits.fastShrinkOnLoad ? ShrinkOnLoad.fast(from: info.size, to: plan.resized) : 1
         let lazy = try decoding {
-            cvips_thumbnail_force(
-                source.pointer, $0, Int32(plan.resized.width), Int32(plan.resized.height),
-                Int32(VIPS_FAIL_ON_ERROR.rawValue))
+            shrink > 1
+                ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn)
+                : cvips_thumbnail_force(source.pointer, $0, width, height, failOn)
         }
         // Decode now, into memory (the resized image is small): every decode error, a
         // truncated file included, is then this stage's, and later steps may read the
@@ -155,5 +163,20 @@ public struct Thumbnailer: Sendable {
             }
         }
         return try Encoder.encode(image, format: format, quality: quality)
+    }
+}
+
+/// JPEG shrink-on-load: libjpeg decodes at 1/2, 1/4 or 1/8 of the size in its inverse
+/// DCT, far cheaper than decoding whole and resizing.
+public enum ShrinkOnLoad {
+    /// The largest of 8, 4 and 2 that the smaller of the two scales allows, else 1: the
+    /// rule of sharp's `fastShrinkOnLoad` and of imgproxy. libvips' own thumbnail leaves
+    /// at least a factor of two for the resize after it, so it loads twice as large.
+    /// Sizes are as displayed, both of them (the ratios are the same stored).
+    public static func fast(from source: Size, to target: Size) -> Int {
+        guard target.width > 0, target.height > 0 else { return 1 }
+        let scale = min(
+            Double(source.width) / Double(target.width), Double(source.height) / Double(target.height))
+        return [8, 4, 2].first { scale >= Double($0) } ?? 1
     }
 }

@@ -134,7 +134,8 @@ struct ServiceHandler: HTTPHandler {
         }
         // For auto, what varies with the client is whether WebP is acceptable.
         let formatTag = parsed.format == .auto ? (acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
-        let key = CacheKey(canonical: parsed.canonical, source: identity, format: formatTag)
+        let key = CacheKey(
+            canonical: parsed.canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
         let headers = commonHeaders(key, auto: parsed.format == .auto)
         recent.set(
             memoKey, RecentKeys.Known(src: parsed.src, source: source, identity: identity, key: key, headers: headers))

@@ -21,7 +21,7 @@ import Testing
         #expect(withFile.status == 0 && builtIn.status == 0)
         var a = values(withFile.stdout)
         var b = values(builtIn.stdout)
-        #expect(a.count == 26)
+        #expect(a.count == 27)
         #expect(a["images.root"] == Binary.repositoryRoot.appendingPathComponent("samples").path)
         // The embedded default shows the demo page; built in, it is off.
         #expect(a["http.demoPage"] == "true" && b["http.demoPage"] == "false")

@@ -110,6 +110,24 @@ import Testing
         #expect(touched.headers["x-cache"] == "MISS" && touched.headers["etag"] != first.headers["etag"])
     }
 
+    /// Results made under the other shrink-on-load rule are other entries: a restart with
+    /// `images.fastShrinkOnLoad` flipped misses, with a new ETag, and flipping it back hits.
+    @Test func theShrinkOnLoadRuleIsPartOfTheCacheKey() throws {
+        // landscape.jpg is 2400×1600: 200 wide is 12×, loaded at 1/8 (fast) or 1/4.
+        let target = "/thumb?src=landscape.jpg&w=200"
+        var etags: [String?] = []
+        for fast in ["true", "false", "true"] {
+            let s = try serve(["ASPECT_IMAGES_FASTSHRINKONLOAD": fast])
+            let r = try Self.get(s.port, target)
+            #expect(r.status == 200 && Self.magic(r.body) == "image/jpeg")
+            #expect(r.headers["x-cache"] == (etags.count == 2 ? "HIT" : "MISS"), "fastShrinkOnLoad=\(fast)")
+            etags.append(r.headers["etag"])
+            s.signal(SIGTERM)
+            #expect(s.wait(seconds: 10) == 0)
+        }
+        #expect(etags[0] != nil && etags[0] != etags[1] && etags[2] == etags[0])
+    }
+
     static func folderBytes(_ url: URL) -> Int {
         let files = FileManager.default.enumerator(
             at: url, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])

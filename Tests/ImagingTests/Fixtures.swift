@@ -67,8 +67,10 @@ func request(_ query: String) throws -> ThumbRequest {
 }
 
 /// A thumbnail of the file, decoded.
-func thumb(_ path: String, _ query: String, accept: String? = nil) throws -> (RawImage, Thumbnailer.Rendered) {
-    let t = try Thumbnailer(limits: ImagingLimits())
+func thumb(_ path: String, _ query: String, accept: String? = nil, limits: ImagingLimits = ImagingLimits()) throws -> (
+    RawImage, Thumbnailer.Rendered
+) {
+    let t = try Thumbnailer(limits: limits)
     let rendered = try t.thumbnail(
         path: path, request: try request(query), requestLimits: RequestLimits(), accept: accept)
     return (try ImageFile.decode(rendered.bytes), rendered)

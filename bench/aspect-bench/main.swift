@@ -5,7 +5,7 @@ import Imaging
 // aspect-bench: Aspect's imaging pipeline in process, no HTTP, for BENCHMARKS.md and
 // the memory test.
 //
-//   aspect-bench throughput SOURCE [--query Q] [--iterations N] [--threads T]
+//   aspect-bench throughput SOURCE [--query Q] [--iterations N] [--threads T] [--fast-shrink-on-load B]
 //       N thumbnails on one thread, then N spread over T threads; prints TSV:
 //       source  ms/img(1 thread)  img/s(1 thread)  img/s(T threads)  peak RSS MB
 //   aspect-bench rss SOURCE [--query Q] [--iterations N]
@@ -37,12 +37,16 @@ let (mode, source) = (args[0], args[1])
 let query = option("--query", args, default: "w=300&h=225&mode=fill&format=jpeg&q=80")
 let iterations = Int(option("--iterations", args, default: "50")) ?? 50
 let threads = Int(option("--threads", args, default: "2")) ?? 2
+// images.fastShrinkOnLoad: true (the default) or false.
+let fastShrinkOnLoad = option("--fast-shrink-on-load", args, default: "true") != "false"
 
 let limits = RequestLimits()
 let thumbnailer: Thumbnailer
 let request: ThumbRequest
 do {
-    thumbnailer = try Thumbnailer(limits: ImagingLimits(maxSourceBytes: 1 << 30, maxSourcePixels: 1 << 30))
+    thumbnailer = try Thumbnailer(
+        limits: ImagingLimits(
+            maxSourceBytes: 1 << 30, maxSourcePixels: 1 << 30, fastShrinkOnLoad: fastShrinkOnLoad))
     request = try ThumbRequest.parse(query: "src=x&" + query, limits: limits)
 } catch {
     fail("\(error)")

@@ -33,6 +33,10 @@ int cvips_open_header(VipsSource *source, VipsImage **out);
 /// fail_on: a VipsFailOn.
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on);
 
+/// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
+/// thumbnailed to exactly width × height as cvips_thumbnail_force does.
+int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on);
+
 /// The thumbnail of an image in memory, the same way (for tests and buffers).
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
                                  int fail_on);
