@@ -30,14 +30,23 @@ struct Binary {
         environment.merge(env) { $1 }
         p.environment = environment
         p.currentDirectoryURL = cwd ?? repositoryRoot
+        // stdout through a pipe, read to its end; stderr into a file, read after the exit:
+        // two pipes read one after the other would deadlock once the second filled up.
         let out = Pipe()
-        let err = Pipe()
+        let errPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "aspect-stderr-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: errPath.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        defer { try? FileManager.default.removeItem(at: errPath) }
+        let err = try FileHandle(forWritingTo: errPath)
         p.standardOutput = out
         p.standardError = err
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        try err.close()
+        let e = (try? Data(contentsOf: errPath)) ?? Data()
         return Result(
             status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self))

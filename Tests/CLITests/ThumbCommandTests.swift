@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import Testing
 
 /// `aspect thumb` and `aspect-bench` through the real binaries.
@@ -71,16 +72,54 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
-    @Test func twoThousandThumbnailsGrowRSSByLessThan20MB() throws {
-        let r = try Binary.run(
-            ["rss", source, "--iterations", "2000", "--query", "w=300&h=225&mode=fill&format=jpeg"],
-            executable: "aspect-bench")
-        #expect(r.status == 0, "\(r.stderr)")
+    /// `aspect-bench rss`'s `key=value` words.
+    static func values(_ r: Binary.Result) -> [String: Int] {
         var values: [String: Int] = [:]
         for part in r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let kv = part.split(separator: "=")
             if kv.count == 2 { values[String(kv[0])] = Int(kv[1]) }
         }
+        return values
+    }
+
+    /// 600 files damaged as `MutationTests` damages them (`Mutation`, the same seed), each
+    /// thumbnailed twice in a process of their own: failures must not leak what they
+    /// allocated.
+    @Test func sixHundredMutatedFilesTwiceGrowRSSByLessThan20MB() throws {
+        let folder = dir.appendingPathComponent("mutated")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let raw = RawImage(width: 96, height: 64, bands: 3, pixels: [UInt8](repeating: 90, count: 96 * 64 * 3))
+        let large = RawImage(
+            width: 480, height: 320, bands: 3, pixels: [UInt8](repeating: 160, count: 480 * 320 * 3))
+        let originals: [(String, [UInt8])] = try [
+            ("jpg", ImageFile.encode(raw, as: .jpeg)), ("png", ImageFile.encode(raw, as: .png)),
+            ("webp", ImageFile.encode(raw, as: .webp)), ("gif", ImageFile.encode(raw, as: .gif)),
+            ("jpg", ImageFile.encode(large, as: .jpeg)),
+        ]
+        var g = SeededRandom(seed: 0xBAD_F11E)
+        for n in 0..<600 {
+            let (ext, original) = originals[n % originals.count]
+            let bytes = Mutation.mutate(original, others: originals.map(\.1), using: &g)
+            try Data(bytes).write(to: folder.appendingPathComponent(String(format: "m%03d.%@", n, ext)))
+        }
+        let r = try Binary.run(
+            ["rss", folder.path, "--iterations", "1200", "--query", "w=48&h=48&mode=fill"], executable: "aspect-bench")
+        #expect(r.status == 0, "\(r.stderr)")
+        let values = Self.values(r)
+        let start = try #require(values["rss_start_kb"])
+        let end = try #require(values["rss_end_kb"])
+        let failed = try #require(values["failed"])
+        // Both outcomes occur, or the files prove nothing.
+        #expect(failed > 200 && failed < 1100, "\(failed) of 1200 failed")
+        #expect(end - start < 20 * 1024, "RSS grew from \(start) kB to \(end) kB over 1200 mutated files")
+    }
+
+    @Test func twoThousandThumbnailsGrowRSSByLessThan20MB() throws {
+        let r = try Binary.run(
+            ["rss", source, "--iterations", "2000", "--query", "w=300&h=225&mode=fill&format=jpeg"],
+            executable: "aspect-bench")
+        #expect(r.status == 0, "\(r.stderr)")
+        let values = Self.values(r)
         let start = try #require(values["rss_start_kb"])
         let end = try #require(values["rss_end_kb"])
         #expect(start > 0 && values["iterations"] == 2000)

@@ -6,47 +6,24 @@ import Testing
 
 /// Mutated JPEG, PNG, WebP and GIF files through the whole pipeline: each is a thumbnail
 /// or a typed error (415, or 413 when a mutated header claims a huge size), never a
-/// crash or a hang.
+/// crash or a hang. (Memory over the same files is measured in a process of its own, by
+/// `ThumbCommandTests`: other suites running beside this one move this process's RSS.)
 @Suite struct MutationTests {
-    static func rssKB() -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
-
     @Test func sixHundredMutatedSourcesGiveAThumbnailOrATypedError() throws {
         let fixtures = try Fixtures()
         let raw = Fixtures.quadrants(width: 96, height: 64)
+        // The larger JPEG is 6.7× the thumbnail: it goes through JPEG shrink-on-load.
         let originals: [(String, [UInt8])] = try [
             ("jpg", ImageFile.encode(raw, as: .jpeg)), ("png", ImageFile.encode(raw, as: .png)),
             ("webp", ImageFile.encode(raw, as: .webp)), ("gif", ImageFile.encode(raw, as: .gif)),
+            ("jpg", ImageFile.encode(Fixtures.quadrants(width: 480, height: 320), as: .jpeg)),
         ]
         let t = try Thumbnailer(limits: ImagingLimits())
         var g = SeededRandom(seed: 0xBAD_F11E)
         var outcomes: [String: Int] = [:]
-        let startRSS = Self.rssKB()
         for n in 0..<600 {
             let (ext, original) = originals[n % originals.count]
-            var bytes = original
-            switch Int.random(in: 0..<4, using: &g) {
-            case 0:  // bit flips
-                for _ in 0..<Int.random(in: 1...8, using: &g) {
-                    let i = Int.random(in: 0..<bytes.count, using: &g)
-                    bytes[i] ^= UInt8(1 << Int.random(in: 0..<8, using: &g))
-                }
-            case 1:  // truncation
-                bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &g)))
-            case 2:  // a header spliced onto another file's body
-                let (_, other) = originals[Int.random(in: 0..<originals.count, using: &g)]
-                let cut = Int.random(in: 1..<min(64, bytes.count), using: &g)
-                bytes = Array(bytes.prefix(cut)) + other.dropFirst(min(cut, other.count - 1))
-            default:  // bytes overwritten in the header
-                for _ in 0..<Int.random(in: 1...4, using: &g) {
-                    bytes[Int.random(in: 0..<min(48, bytes.count), using: &g)] = UInt8.random(in: 0...255, using: &g)
-                }
-            }
+            let bytes = Mutation.mutate(original, others: originals.map(\.1), using: &g)
             let path = try fixtures.write("m\(n).\(ext)", bytes)
             do {
                 let r = try t.thumbnail(
@@ -61,8 +38,6 @@ import Testing
         }
         // Both outcomes occur, or the mutations prove nothing.
         #expect(outcomes["ok", default: 0] > 20 && outcomes["unsupported_source", default: 0] > 100, "\(outcomes)")
-        let growth = Self.rssKB() - startRSS
-        #expect(growth < 100 * 1024, "RSS grew \(growth) kB over 600 mutated files")
     }
 
     /// A PNG that claims 30000×30000 pixels in a few hundred bytes.
@@ -93,7 +68,6 @@ import Testing
         let fixtures = try Fixtures()
         let path = try fixtures.write("bomb.png", Self.bomb())
         let t = try Thumbnailer(limits: ImagingLimits())
-        let before = Self.rssKB()
         do {
             _ = try t.thumbnail(path: path, request: request("w=100"), requestLimits: RequestLimits())
             Issue.record("a 30000×30000 image was accepted")
@@ -101,8 +75,8 @@ import Testing
             #expect(e.error.code == .sourceTooLarge && e.stage == .limits, "\(e)")
             #expect(e.error.message.contains("900000000 pixels"))
         }
-        // The stage says it was refused from the header, before any decode (no timing here:
-        // timings in tests are flaky; the whole test takes about 40 ms on the team machine).
-        #expect(Self.rssKB() - before < 20 * 1024, "no large allocation")
+        // The stage says it was refused from the header, before any decode. (No timing and
+        // no RSS here: other suites share this process and move both. Through the binary,
+        // its 413 came in about 1 ms with the server's peak RSS at 50 MB: BENCHMARKS.md.)
     }
 }

@@ -10,6 +10,8 @@ import Imaging
 //       source  ms/img(1 thread)  img/s(1 thread)  img/s(T threads)  peak RSS MB
 //   aspect-bench rss SOURCE [--query Q] [--iterations N]
 //       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=…`.
+//       SOURCE may be a folder: each thumbnail is then of its next file, in name order,
+//       round and round, and files that fail are counted (`failed=…`), not fatal.
 
 func option(_ name: String, _ args: [String], default value: String) -> String {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
@@ -52,12 +54,26 @@ do {
     fail("\(error)")
 }
 
+var isFolder: ObjCBool = false
+let files: [String] =
+    FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue
+    ? ((try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []).sorted().map { "\(source)/\($0)" }
+    : []
+if isFolder.boolValue, files.isEmpty { fail("\(source) has no files") }
+
 @Sendable func one() {
     do {
         _ = try thumbnailer.thumbnail(path: source, request: request, requestLimits: limits)
     } catch {
         fail("\(source): \(error)")
     }
+}
+
+/// The next file of the folder: true if it became a thumbnail.
+var next = 0
+@MainActor func oneOfTheFolder() -> Bool {
+    defer { next = (next + 1) % files.count }
+    return (try? thumbnailer.thumbnail(path: files[next], request: request, requestLimits: limits)) != nil
 }
 
 func seconds(_ body: () -> Void) -> Double {
@@ -81,11 +97,17 @@ case "throughput":
         String(
             format: "%@\t%.1f\t%.1f\t%.1f\t%.0f", name, 1000 * single / Double(iterations), Double(iterations) / single,
             Double(iterations) / parallel, Double(statusKB("VmHWM")) / 1024))
-case "rss":
+case "rss" where files.isEmpty:
     for _ in 0..<100 { one() }
     let start = statusKB("VmRSS")
     for _ in 0..<iterations { one() }
     print("rss_start_kb=\(start) rss_end_kb=\(statusKB("VmRSS")) iterations=\(iterations)")
+case "rss":
+    for _ in 0..<100 { _ = oneOfTheFolder() }
+    let start = statusKB("VmRSS")
+    var failed = 0
+    for _ in 0..<iterations where !oneOfTheFolder() { failed += 1 }
+    print("rss_start_kb=\(start) rss_end_kb=\(statusKB("VmRSS")) iterations=\(iterations) failed=\(failed)")
 default:
     fail("unknown mode \(mode)")
 }
