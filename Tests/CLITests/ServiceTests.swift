@@ -355,6 +355,28 @@ import Testing
         #expect(try Self.get(s.port, client[0].path(signingKey: key + "x")).status == 403)
     }
 
+    /// The server's peak resident memory, from /proc: its own process, so no other test moves it.
+    static func peakRSSKB(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }
+    }
+
+    /// A 30000×30000 PNG of a few hundred bytes (2.7 GB decoded) is a 413 from its header,
+    /// and the server's peak memory stays at its size at rest.
+    @Test func aDecompressionBombIs413AndNeverDecoded() throws {
+        try Data(Mutation.pngBomb()).write(to: dir.appendingPathComponent("images/bomb.png"))
+        let s = try serve()
+        for _ in 0..<3 {
+            let r = try Self.get(s.port, "/thumb?src=bomb.png&w=100")
+            #expect(r.status == 413)
+            #expect(String(decoding: r.body, as: UTF8.self).contains("source_too_large"))
+        }
+        let peak = try #require(Self.peakRSSKB(s.process.processIdentifier))
+        // Seen: 49 MB (debug build), the server's size at rest.
+        #expect(peak < 150 * 1024, "peak RSS \(peak) kB")
+    }
+
     @Test func anUnusableCacheFolderStillServes() throws {
         let blocker = dir.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)

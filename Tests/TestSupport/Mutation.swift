@@ -24,4 +24,28 @@ public enum Mutation {
         }
         return bytes
     }
+
+    /// A PNG that claims 30000×30000 pixels in a few hundred bytes: 2.7 GB decoded.
+    public static func pngBomb() -> [UInt8] {
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var c: UInt32 = 0xFFFF_FFFF
+            for b in bytes {
+                c ^= UInt32(b)
+                for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return c ^ 0xFFFF_FFFF
+        }
+        func be(_ v: UInt32) -> [UInt8] {
+            [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return be(UInt32(data.count)) + body + be(crc32(body))
+        }
+        let ihdr = be(30000) + be(30000) + [8, 2, 0, 0, 0]
+        // A zlib stream of a few bytes: far too short for the image, which is never decoded.
+        let idat: [UInt8] = [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", idat)
+            + chunk("IEND", [])
+    }
 }
