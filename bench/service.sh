@@ -7,16 +7,18 @@
 #      response checked against a libvips reference), with Aspect as its extra peer;
 #   3. the same at -c16, for each server's peak RSS;
 #   4. misses, Aspect and the pyvips server alone in alternating rounds of wrk -c8 (both
-#      fed the same big.jpg → 300×225 fill), medians, with each server's CPU per request
+#      fed the same photo, PHOTO, → 300×225 fill), medians, with each server's CPU per request
 #      and the share of the machine left idle: the side-by-side figure for the miss goal.
 #      Aspect runs twice: as configured by default, and with images.fastShrinkOnLoad=false
 #      (libvips' own shrink-on-load rule, the one the pyvips server gets), so the table
 #      shows what the rule is worth apart from the rest.
 #   bash bench/service.sh
-# Env: ROUNDS (3), DURATION (10s), HITS_ONLY (1: stop after part 1).
+# Env: ROUNDS (3), DURATION (10s), HITS_ONLY (1: stop after part 1), PHOTO (big.jpg: the
+# source of the misses, any photo of the peers' corpus), SIDE_BY_SIDE_ONLY (1: part 4 only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10s}"
+ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10s}"; PHOTO="${PHOTO:-big.jpg}"
+ALL=1; [ "${SIDE_BY_SIDE_ONLY:-0}" = 1 ] && ALL=0
 PEERS="$(cd ../shared/peers && pwd)"
 bash scripts/setup.sh
 . "$PEERS/common.sh"
@@ -41,6 +43,7 @@ start_aspect() {  # port cache-bytes extra-env...
 }
 
 # 1. Hits.
+if [ "$ALL" = 1 ]; then
 "$PEERS/start-nginx-static.sh" >&2
 start_aspect 18090 1GiB
 HIT="http://127.0.0.1:18090/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80"
@@ -71,6 +74,7 @@ print(f"| nginx, the same bytes as a static file | {n[0]:,.0f} | {n[1]:.2f} |")
 print(f"| Aspect, X-Cache: HIT (sendfile) | {a[0]:,.0f} | {a[1]:.2f} |")
 print(f"\nAspect / nginx: {a[0] / n[0]:.2f}× (goal: at least 0.80×)\n")
 PY
+fi
 [ "${HITS_ONLY:-0}" = 1 ] && exit 0
 
 # 2 and 3. Misses. The peers through their own bench.sh (wrk -c8 and -c16, each response
@@ -85,9 +89,10 @@ function init(args) count = 0 end
 function request()
   count = count + 1
   return wrk.format(nil, string.format(
-    "/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80&bg=%06x", id * 1000000 + count))
+    "/thumb?src=@PHOTO@&w=300&h=225&mode=fill&format=jpeg&q=80&bg=%06x", id * 1000000 + count))
 end
 LUA
+sed -i "s/@PHOTO@/$PHOTO/" "$out/unique.lua"
 VPY="$OPT/pyvips/bin/python"
 ticks() { local s=0 p; for p in $(group_pids "$1"); do s=$((s + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$s"; }
 # wrk output -> "requests req/s p50-ms p99-ms non-2xx+socket-errors"
@@ -105,12 +110,13 @@ print(re.search(r"(\d+) requests in", t).group(1), re.search(r"Requests/sec:\s+(
       "%.1f" % ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)), errs)
 PY
 }
-curl -s -o "$out/aspect-miss.jpg" "http://127.0.0.1:18091/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80&bg=000001"
-check=$("$VPY" "$PEERS/verify.py" "$out/aspect-miss.jpg" "$IMAGES/big.jpg")
+curl -s -o "$out/aspect-miss.jpg" "http://127.0.0.1:18091/thumb?src=$PHOTO&w=300&h=225&mode=fill&format=jpeg&q=80&bg=000001"
+check=$("$VPY" "$PEERS/verify.py" "$out/aspect-miss.jpg" "$IMAGES/$PHOTO")
 pg="${pids[-1]}"
 for conns in 8 16; do
-  echo "### Cache miss: big.jpg → 300×225 fill, JPEG q80, wrk -t2 -c$conns -d10s"; echo
-  BENCH_CONNS=$conns BENCH_IMAGES=big.jpg BENCH_FLOOR=0 BENCH_PEERS="nginx-imagefilter thumbor pyvips" \
+  [ "$ALL" = 1 ] || break
+  echo "### Cache miss: $PHOTO → 300×225 fill, JPEG q80, wrk -t2 -c$conns -d10s"; echo
+  BENCH_CONNS=$conns BENCH_IMAGES=$PHOTO BENCH_FLOOR=0 BENCH_PEERS="nginx-imagefilter thumbor pyvips" \
     "$PEERS/bench.sh" 2>"$out/peers-$conns.log" | sed -n '/^| peer/,/^$/p' | sed '/^$/d'
   wrk -t2 -c"$conns" -d3s --timeout 30s -s "$out/unique.lua" http://127.0.0.1:18091 >/dev/null 2>&1
   reset_peak "$pg"
@@ -121,7 +127,7 @@ for conns in 8 16; do
   rss=$(awk -v k="$(peak_rss_kb "$pg")" 'BEGIN{printf "%.0f", k/1024}')
   cpu=$(awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.1f", 1000*d/hz/n}')
   IFS=$'\t' read -r size fmt bands dref dnor verdict <<< "$check"
-  echo "| aspect (cache off, unique keys) | big.jpg | $rps | $p50 | $p99 | $err | $rss | $cpu | $size $verdict, Δref $dref |"
+  echo "| aspect (cache off, unique keys) | $PHOTO | $rps | $p50 | $p99 | $err | $rss | $cpu | $size $verdict, Δref $dref |"
   echo
 done
 
@@ -143,18 +149,18 @@ miss_round() {  # name url pgid extra-wrk-args... -> "req/s cpu-ms/req idle%"
     'BEGIN{printf "%s %.1f %.1f\n", r, 1000*d/hz/n, 100*i/a}'
 }
 for r in $(seq "$ROUNDS"); do
-  miss_round pyvips "http://127.0.0.1:$PYVIPS_PORT/300x225/big.jpg" "$ppg" >> "$out/alt-pyvips.rows"
+  miss_round pyvips "http://127.0.0.1:$PYVIPS_PORT/300x225/$PHOTO" "$ppg" >> "$out/alt-pyvips.rows"
   miss_round aspect http://127.0.0.1:18091 "$pg" -s "$out/unique.lua" >> "$out/alt-aspect.rows"
   miss_round libvips http://127.0.0.1:18092 "$lpg" -s "$out/unique.lua" >> "$out/alt-libvips.rows"
 done
-python3 - "$out" "$ROUNDS" "$DURATION" <<'PY'
+python3 - "$out" "$ROUNDS" "$DURATION" "$PHOTO" <<'PY'
 import statistics, sys
-out, rounds, duration = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, rounds, duration, photo = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 def med(name):
     rows = [list(map(float, l.split())) for l in open(f"{out}/alt-{name}.rows")]
     return [statistics.median(col) for col in zip(*rows)], [r[0] for r in rows]
 p, pr = med("pyvips"); a, ar = med("aspect"); l, lr = med("libvips")
-print(f"### Cache miss side by side: big.jpg → 300×225 fill, wrk -t2 -c8, {rounds} alternating rounds of {duration}, medians\n")
+print(f"### Cache miss side by side: {photo} → 300×225 fill, wrk -t2 -c8, {rounds} alternating rounds of {duration}, medians\n")
 print("| server | req/s | rounds | server CPU ms/req | machine idle |\n|---|---:|---|---:|---:|")
 print(f"| pyvips server | {p[0]:.1f} | {', '.join(f'{x:.1f}' for x in pr)} | {p[1]:.1f} | {p[2]:.1f}% |")
 print(f"| Aspect (cache off, unique keys) | {a[0]:.1f} | {', '.join(f'{x:.1f}' for x in ar)} | {a[1]:.1f} | {a[2]:.1f}% |")
