@@ -91,16 +91,13 @@ import Testing
         let raw = RawImage(width: 96, height: 64, bands: 3, pixels: [UInt8](repeating: 90, count: 96 * 64 * 3))
         let large = RawImage(
             width: 480, height: 320, bands: 3, pixels: [UInt8](repeating: 160, count: 480 * 320 * 3))
-        let originals: [(String, [UInt8])] = try [
+        let originals: [(ext: String, bytes: [UInt8])] = try [
             ("jpg", ImageFile.encode(raw, as: .jpeg)), ("png", ImageFile.encode(raw, as: .png)),
             ("webp", ImageFile.encode(raw, as: .webp)), ("gif", ImageFile.encode(raw, as: .gif)),
             ("jpg", ImageFile.encode(large, as: .jpeg)),
         ]
-        var g = SeededRandom(seed: 0xBAD_F11E)
-        for n in 0..<600 {
-            let (ext, original) = originals[n % originals.count]
-            let bytes = Mutation.mutate(original, others: originals.map(\.1), using: &g)
-            try Data(bytes).write(to: folder.appendingPathComponent(String(format: "m%03d.%@", n, ext)))
+        for (name, bytes) in Mutation.files(from: originals, count: 600, seed: 0xBAD_F11E) {
+            try Data(bytes).write(to: folder.appendingPathComponent(name))
         }
         let r = try Binary.run(
             ["rss", folder.path, "--iterations", "1200", "--query", "w=48&h=48&mode=fill"], executable: "aspect-bench")

@@ -13,25 +13,22 @@ import Testing
         let fixtures = try Fixtures()
         let raw = Fixtures.quadrants(width: 96, height: 64)
         // The larger JPEG is 6.7× the thumbnail: it goes through JPEG shrink-on-load.
-        let originals: [(String, [UInt8])] = try [
+        let originals: [(ext: String, bytes: [UInt8])] = try [
             ("jpg", ImageFile.encode(raw, as: .jpeg)), ("png", ImageFile.encode(raw, as: .png)),
             ("webp", ImageFile.encode(raw, as: .webp)), ("gif", ImageFile.encode(raw, as: .gif)),
             ("jpg", ImageFile.encode(Fixtures.quadrants(width: 480, height: 320), as: .jpeg)),
         ]
         let t = try Thumbnailer(limits: ImagingLimits())
-        var g = SeededRandom(seed: 0xBAD_F11E)
         var outcomes: [String: Int] = [:]
-        for n in 0..<600 {
-            let (ext, original) = originals[n % originals.count]
-            let bytes = Mutation.mutate(original, others: originals.map(\.1), using: &g)
-            let path = try fixtures.write("m\(n).\(ext)", bytes)
+        for (name, bytes) in Mutation.files(from: originals, count: 600, seed: 0xBAD_F11E) {
+            let path = try fixtures.write(name, bytes)
             do {
                 let r = try t.thumbnail(
                     path: path, request: request("w=48&h=48&mode=fill"), requestLimits: RequestLimits())
                 #expect(r.plan.output == Size(width: 48, height: 48))
                 outcomes["ok", default: 0] += 1
             } catch let e as ImagingError {
-                #expect([.unsupportedSource, .sourceTooLarge].contains(e.error.code), "m\(n).\(ext): \(e)")
+                #expect([.unsupportedSource, .sourceTooLarge].contains(e.error.code), "\(name): \(e)")
                 outcomes[e.error.code.rawValue, default: 0] += 1
             }
             unlink(path)

@@ -7,6 +7,7 @@ import Testing
 /// JPEG shrink-on-load under both values of `images.fastShrinkOnLoad`: the fast rule
 /// (sharp's and imgproxy's) by default, libvips' own when it is false. Every case uses a
 /// scale at which the two rules load at different sizes, so both code paths run.
+/// (`SourceTests` runs its EXIF orientation and CMYK cases under both rules too.)
 @Suite struct ShrinkOnLoadTests {
     let fixtures: Fixtures
     init() throws { fixtures = try Fixtures() }
@@ -26,35 +27,6 @@ import Testing
         #expect(s(100, 100, 300, 300) == 1)  // upscaled
         #expect(s(4000, 1000, 100, 1000) == 1)  // stretch: the smaller scale decides
         #expect(s(10, 10, 0, 5) == 1)
-    }
-
-    /// Stored turned by the tag, 800×400 upright, to 100 wide: 8× (libvips' rule: 4).
-    @Test(arguments: [(3, 2), (6, 3), (8, 1), (1, 0)], [true, false])
-    func orientationIsAppliedUnderBothRules(_ tag: (orientation: Int, turns: Int), fast: Bool) throws {
-        let stored = Fixtures.rotated(Fixtures.quadrants(width: 800, height: 400), turns: tag.turns)
-        let path = try fixtures.write(
-            "o\(tag.orientation).jpg", ImageFile.encode(stored, as: .jpeg, orientation: tag.orientation))
-        let (img, _) = try thumb(path, "w=100&format=png", limits: Self.limits(fast: fast))
-        #expect(img.width == 100 && img.height == 50)
-        #expect(near(img.pixel(25, 12), Fixtures.red), "\(img.pixel(25, 12))")
-        #expect(near(img.pixel(75, 12), Fixtures.green), "\(img.pixel(75, 12))")
-        #expect(near(img.pixel(25, 37), Fixtures.blue), "\(img.pixel(25, 37))")
-        #expect(near(img.pixel(75, 37), Fixtures.yellow), "\(img.pixel(75, 37))")
-    }
-
-    @Test(arguments: [true, false])
-    func cmykIsConvertedUnderBothRules(fast: Bool) throws {
-        let colours = SourceTests.printable
-        let bytes = try ImageFile.encode(
-            Fixtures.quadrants(width: 800, height: 800, colours: colours), as: .jpeg, cmyk: true)
-        #expect(JPEGMarkers.components(bytes) == 4)
-        let path = try fixtures.write("cmyk.jpg", bytes)
-        let (img, _) = try thumb(path, "w=100&format=png", limits: Self.limits(fast: fast))
-        #expect(img.bands == 3)
-        for (i, (x, y)) in [(25, 25), (75, 25), (25, 75), (75, 75)].enumerated() {
-            let d = SourceTests.deltaE(img.pixel(x, y), colours[i])
-            #expect(d < 6, "quadrant \(i): \(img.pixel(x, y)) vs \(colours[i]), ΔE \(d)")
-        }
     }
 
     /// A truncated file is the decode's error (415) under both rules, never a grey half image.

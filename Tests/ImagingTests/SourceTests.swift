@@ -13,12 +13,16 @@ import Testing
     /// EXIF orientation → clockwise quarter turns that take upright to stored pixels.
     /// A viewer applies the tag to the stored pixels to show them upright: 6 rotates
     /// them 90° clockwise, so they are stored 90° counter-clockwise (3 turns).
-    @Test(arguments: [(3, 2), (6, 3), (8, 1), (1, 0)])
-    func exifOrientationComesOutUpright(orientation: Int, turns: Int) throws {
+    /// Under both shrink-on-load rules: at this 2× scale the fast one loads at 1/2,
+    /// libvips' at full size.
+    @Test(arguments: [(3, 2), (6, 3), (8, 1), (1, 0)], [true, false])
+    func exifOrientationComesOutUpright(_ tag: (orientation: Int, turns: Int), fast: Bool) throws {
+        let (orientation, turns) = tag
         let stored = Fixtures.rotated(Self.upright, turns: turns)
         let path = try fixtures.write(
             "o\(orientation).jpg", ImageFile.encode(stored, as: .jpeg, orientation: orientation))
-        let (img, rendered) = try thumb(path, "w=100&format=png")
+        let (img, rendered) = try thumb(
+            path, "w=100&format=png", limits: ImagingLimits(fastShrinkOnLoad: fast))
         #expect(rendered.plan.source == Size(width: 200, height: 100))
         #expect(img.width == 100 && img.height == 50)
         #expect(near(img.pixel(25, 12), Fixtures.red), "\(img.pixel(25, 12))")
@@ -68,7 +72,9 @@ import Testing
         for (got, want) in zip(px, Self.printable[0]) { #expect(abs(Int(got) - Int(want)) < 40, "\(format): \(px)") }
     }
 
-    @Test func cmykJpegComesOutSRGBWithTheRightColours() throws {
+    /// Under both shrink-on-load rules, as above.
+    @Test(arguments: [true, false])
+    func cmykJpegComesOutSRGBWithTheRightColours(fast: Bool) throws {
         let bytes = try ImageFile.encode(
             Fixtures.quadrants(width: 200, height: 200, colours: Self.printable), as: .jpeg, cmyk: true)
         #expect(JPEGMarkers.components(bytes) == 4, "the fixture must really be a CMYK JPEG")
@@ -76,7 +82,7 @@ import Testing
         let path = try fixtures.write("cmyk.jpg", bytes)
         let t = try Thumbnailer(limits: ImagingLimits())
         #expect(try t.probe(path: path).format == "jpeg")
-        let (img, rendered) = try thumb(path, "w=100&format=png")
+        let (img, rendered) = try thumb(path, "w=100&format=png", limits: ImagingLimits(fastShrinkOnLoad: fast))
         #expect(img.bands == 3, "sRGB without alpha")
         #expect(try ImageFile.metadataFields(rendered.bytes).contains("icc-profile-data") == false)
         for (i, (x, y)) in [(25, 25), (75, 25), (25, 75), (75, 75)].enumerated() {

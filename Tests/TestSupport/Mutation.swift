@@ -3,7 +3,7 @@
 public enum Mutation {
     /// `original` with one of four kinds of damage: a few bit flips, a truncation, its
     /// header spliced onto the body of one of `others`, or bytes overwritten in its header.
-    public static func mutate(_ original: [UInt8], others: [[UInt8]], using g: inout SeededRandom) -> [UInt8] {
+    static func mutate(_ original: [UInt8], others: [[UInt8]], using g: inout SeededRandom) -> [UInt8] {
         var bytes = original
         switch Int.random(in: 0..<4, using: &g) {
         case 0:
@@ -23,6 +23,21 @@ public enum Mutation {
             }
         }
         return bytes
+    }
+
+    /// `count` damaged files named `m000.ext`, `m001.ext`, … (so name order is the order
+    /// made), taking the originals in turn: the same originals and seed give the same files.
+    public static func files(from originals: [(ext: String, bytes: [UInt8])], count: Int, seed: UInt64) -> [(
+        name: String, bytes: [UInt8]
+    )] {
+        var g = SeededRandom(seed: seed)
+        let bodies = originals.map(\.bytes)
+        return (0..<count).map { n in
+            let (ext, original) = originals[n % originals.count]
+            let number = String(n)
+            let name = "m" + String(repeating: "0", count: max(0, 3 - number.count)) + number + "." + ext
+            return (name, mutate(original, others: bodies, using: &g))
+        }
     }
 
     /// A PNG that claims 30000×30000 pixels in a few hundred bytes: 2.7 GB decoded.

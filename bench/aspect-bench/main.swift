@@ -9,7 +9,7 @@ import Imaging
 //       N thumbnails on one thread, then N spread over T threads; prints TSV:
 //       source  ms/img(1 thread)  img/s(1 thread)  img/s(T threads)  peak RSS MB
 //   aspect-bench rss SOURCE [--query Q] [--iterations N]
-//       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=…`.
+//       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=… failed=…`.
 //       SOURCE may be a folder: each thumbnail is then of its next file, in name order,
 //       round and round, and files that fail are counted (`failed=…`), not fatal.
 
@@ -54,12 +54,13 @@ do {
     fail("\(error)")
 }
 
+// The files `rss` goes round: the folder's, in name order, or the one source.
 var isFolder: ObjCBool = false
 let files: [String] =
     FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) && isFolder.boolValue
     ? ((try? FileManager.default.contentsOfDirectory(atPath: source)) ?? []).sorted().map { "\(source)/\($0)" }
-    : []
-if isFolder.boolValue, files.isEmpty { fail("\(source) has no files") }
+    : [source]
+if files.isEmpty { fail("\(source) has no files") }
 
 @Sendable func one() {
     do {
@@ -69,11 +70,18 @@ if isFolder.boolValue, files.isEmpty { fail("\(source) has no files") }
     }
 }
 
-/// The next file of the folder: true if it became a thumbnail.
+/// A thumbnail of the next of `files`: true if it was made. Failing is fatal for a single
+/// source, counted for a folder.
 var next = 0
-@MainActor func oneOfTheFolder() -> Bool {
+@MainActor func oneOfTheFiles() -> Bool {
     defer { next = (next + 1) % files.count }
-    return (try? thumbnailer.thumbnail(path: files[next], request: request, requestLimits: limits)) != nil
+    do {
+        _ = try thumbnailer.thumbnail(path: files[next], request: request, requestLimits: limits)
+        return true
+    } catch {
+        if !isFolder.boolValue { fail("\(source): \(error)") }
+        return false
+    }
 }
 
 func seconds(_ body: () -> Void) -> Double {
@@ -97,16 +105,11 @@ case "throughput":
         String(
             format: "%@\t%.1f\t%.1f\t%.1f\t%.0f", name, 1000 * single / Double(iterations), Double(iterations) / single,
             Double(iterations) / parallel, Double(statusKB("VmHWM")) / 1024))
-case "rss" where files.isEmpty:
-    for _ in 0..<100 { one() }
-    let start = statusKB("VmRSS")
-    for _ in 0..<iterations { one() }
-    print("rss_start_kb=\(start) rss_end_kb=\(statusKB("VmRSS")) iterations=\(iterations)")
 case "rss":
-    for _ in 0..<100 { _ = oneOfTheFolder() }
+    for _ in 0..<100 { _ = oneOfTheFiles() }
     let start = statusKB("VmRSS")
     var failed = 0
-    for _ in 0..<iterations where !oneOfTheFolder() { failed += 1 }
+    for _ in 0..<iterations where !oneOfTheFiles() { failed += 1 }
     print("rss_start_kb=\(start) rss_end_kb=\(statusKB("VmRSS")) iterations=\(iterations) failed=\(failed)")
 default:
     fail("unknown mode \(mode)")
