@@ -36,19 +36,22 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The disk cache: keys by GLib's SHA-256, atomic writes, LRU eviction.
         .target(
-            name: "Cache", dependencies: ["Core", "CVips"],
+            name: "Cache", dependencies: ["Core", "CVips", "Syscalls"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Signed URLs: HMAC-SHA256 by GLib's GHmac over Core's canonical form.
         .target(
             name: "Signing", dependencies: ["Core", "CVips"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .target(name: "CLinux"),
+        // System calls with EINTR retried in one place, and the clocks; Glibc only.
+        .target(name: "Syscalls"),
         // The HTTP/1.1 codec: parser and response writer, no I/O, no dependencies.
         .target(name: "HTTP"),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls"]),
         .executableTarget(
-            name: "Server", dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux"],
+            name: "Server",
+            dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(

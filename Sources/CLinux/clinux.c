@@ -84,16 +84,9 @@ int clinux_open_beneath(int dirfd, const char *path) {
     memset(&how, 0, sizeof how);
     how.flags = O_RDONLY | O_CLOEXEC;
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    for (;;) {
-        long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-        if (fd >= 0)
-            return (int)fd;
-        if (errno == EINTR || errno == EAGAIN)
-            continue;
-        if (errno != ENOSYS)
-            return -1;
-        break;
-    }
+    long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return (int)fd;
     return openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 

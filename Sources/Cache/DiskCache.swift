@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Glibc
 import Synchronization
+import Syscalls
 
 /// Results on disk under `dir`, named by their key, kept under `maxBytes` by evicting the
 /// least recently used. An entry is written to a temporary file in its folder, fsynced
@@ -184,15 +185,9 @@ public final class DiskCache: Sendable {
     static func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress?.advanced(by: offset), $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                close(fd)
-                return false
-            }
-            offset += n
+        guard bytes.withUnsafeBytes({ (try? Syscall.writeAll(fd, $0)) != nil }) else {
+            close(fd)
+            return false
         }
         let synced = fsync(fd) == 0
         return close(fd) == 0 && synced

@@ -24,6 +24,13 @@ extension Config {
         .integer(
             "server.drainTimeoutMs", 0...3_600_000, "time in-flight requests have to finish after SIGTERM, in ms",
             \.server.drainTimeoutMs),
+        .integer(
+            "server.lingerTimeoutMs", 0...600_000,
+            "after an answer that closes, time the client's further bytes are read and dropped, in ms",
+            \.server.lingerTimeoutMs),
+        .integer(
+            "server.acceptBackoffMs", 1...60_000, "time accepting stops when descriptors run out, in ms",
+            \.server.acceptBackoffMs),
         .string("images.root", "the folder src is relative to", allowEmpty: false, isPath: true, \.images.root),
         ConfigKey("images.formats", "source formats decoded: a list, or names joined by commas") { c, v, _ in
             let names: [String]?

@@ -14,6 +14,12 @@ public struct Config: Equatable, Sendable {
         public var idleTimeoutMs = 60_000
         public var writeTimeoutMs = 30_000
         public var drainTimeoutMs = 10_000
+        /// After an answer that closes, how long the client's further bytes are read and
+        /// dropped before the close, so it gets the answer rather than a reset (nginx's
+        /// lingering close; its lingering_timeout is 5 s too).
+        public var lingerTimeoutMs = 5_000
+        /// How long accepting stops when the process runs out of descriptors (nginx: 500 ms).
+        public var acceptBackoffMs = 500
     }
 
     public struct Images: Equatable, Sendable {

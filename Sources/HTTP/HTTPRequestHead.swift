@@ -30,21 +30,3 @@ public struct HTTPRequestHead: Sendable, Equatable {
 
     public var isHead: Bool { method == "HEAD" }
 }
-
-/// A request that cannot be answered normally: the status, a stable code and a message,
-/// and whether the connection must close after the answer.
-public struct HTTPError: Error, Sendable, Equatable {
-    public var status: Int
-    public var code: String
-    public var message: String
-    public var close: Bool
-
-    public init(_ status: Int, _ code: String, _ message: String, close: Bool = true) {
-        self.status = status
-        self.code = code
-        self.message = message
-        self.close = close
-    }
-
-    static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
-}

@@ -47,7 +47,11 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(body.utf8)))
     }
 
-    public static func error(_ e: HTTPError) -> HTTPResponse { error(e.status, code: e.code, message: e.message) }
+    public static func error(_ e: HTTPError) -> HTTPResponse {
+        var extra = HTTPHeaders()
+        if let seconds = e.retryAfterSeconds { extra.append("Retry-After", "\(seconds)") }
+        return error(e.status, code: e.code, message: e.message, headers: extra)
+    }
 
     /// The status line and header block, ending in the empty line. Built as bytes: it is
     /// on every response's path.

@@ -64,6 +64,10 @@ public struct RequestParser: Sendable {
                     line.append(contentsOf: rest)
                     i = bytes.count
                     if let e = checkLineLength(line.count) { return (i, fail(e)) }
+                    // A line still arriving is checked as it comes: bytes that cannot start
+                    // a request line (a TLS hello, bare CRs) are answered now, not at the
+                    // header timeout.
+                    if case .requestLine = state, !RequestLine.canStart(line) { return (i, fail(.notHTTP)) }
                     continue
                 }
                 let lf = UnsafeRawPointer(found) - base
@@ -231,6 +235,20 @@ public struct RequestParser: Sendable {
 
 /// `method SP target SP HTTP/1.x`.
 enum RequestLine {
+    /// The longest method taken as plausible while a request line is still arriving.
+    static let maxMethodBytes = 32
+
+    /// Whether `partial`, the start of a line with no LF yet, can still become a request
+    /// line (or the empty line before one): a CR only as its last byte, and a method of
+    /// token characters up to the first space.
+    static func canStart(_ partial: [UInt8]) -> Bool {
+        if let cr = partial.firstIndex(of: 0x0D), cr != partial.count - 1 { return false }
+        if partial == [0x0D] { return true }
+        let method = partial.prefix { $0 != UInt8(ascii: " ") }
+        guard method.count <= maxMethodBytes else { return false }
+        return method.allSatisfy { Token.isTChar($0) || $0 == 0x0D }
+    }
+
     static func parse(_ l: UnsafeRawBufferPointer, limits: ParserLimits)
         -> Swift.Result<(String, String, Int), HTTPError>
     {

@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import Syscalls
 
 /// One line per request, text or JSON, buffered and written to stdout once per loop turn.
 struct AccessLog {
@@ -36,13 +37,8 @@ struct AccessLog {
 
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { write(1, $0.baseAddress?.advanced(by: offset), $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            offset += n
-        }
+        // A log that cannot be written (a closed stdout) must not stop the server.
+        _ = buffer.withUnsafeBytes { try? Syscall.writeAll(1, $0) }
         buffer.removeAll(keepingCapacity: true)
     }
 

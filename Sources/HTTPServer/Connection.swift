@@ -1,32 +1,9 @@
 import HTTP
 
-/// One client connection. Lives on the event loop thread only.
+/// One client connection, as the event loop holds it: the socket, the bytes read and not
+/// yet parsed, the response being written, and the state machine that decides what
+/// happens next. Lives on its loop's thread only.
 final class Connection {
-    enum Phase {
-        /// Reading (and parsing) a request.
-        case reading
-        /// A worker is making the response; nothing more is read meanwhile.
-        case processing
-        /// The response is being written.
-        case writing
-    }
-
-    enum Deadline {
-        case none
-        /// The request head must be complete by then (408).
-        case header(UInt64)
-        /// A kept-alive connection with no request yet is closed then.
-        case idle(UInt64)
-        /// The client must have read more of the response by then.
-        case write(UInt64)
-    }
-
-    /// What is left of a response's body to write.
-    enum Body {
-        case bytes([UInt8], sent: Int)
-        case file(OpenFile, offset: Int64, remaining: Int64)
-    }
-
     /// What the access log needs of the request being answered.
     struct InFlight {
         var method: String
@@ -39,39 +16,33 @@ final class Connection {
 
     let id: UInt64
     let fd: Int32
-    var phase = Phase.reading
+    var machine: ConnectionStateMachine
     var parser: RequestParser
     var input: [UInt8] = []
     var inputStart = 0
-    /// The response head being written. The buffer is kept from response to response.
-    var head: [UInt8] = []
-    var headSent = 0
-    /// The body after the head, if any is left.
-    var body: Body?
-    var deadline = Deadline.none
-    var closeAfterWrite = false
-    /// The request being processed was a HEAD: its response goes without a body.
-    var pendingHead = false
+    var output = ResponseOutput()
+    /// The request just parsed, until the handler has routed it.
+    var request: HTTPRequestHead?
+    /// The work the handler gave, until it is submitted to the pool.
+    var job: WorkerPool.Job?
+    /// The answer the machine will ask to write (from the handler or a worker).
+    var response: HTTPResponse?
+    /// The loop is inside `parse` for this connection.
+    var parsing = false
     var inFlight: InFlight?
     /// The epoll events asked for now.
-    var interest: UInt32 = 0
+    var interest: ConnectionStateMachine.Interest = []
+    /// The time of this connection's own entry in the loop's timer queue, if it has one.
+    var scheduled: UInt64?
 
-    init(id: UInt64, fd: Int32, limits: ParserLimits) {
+    init(id: UInt64, fd: Int32, limits: ParserLimits, machine: ConnectionStateMachine) {
         self.id = id
         self.fd = fd
+        self.machine = machine
         parser = RequestParser(limits: limits)
     }
 
     var unparsed: Int { input.count - inputStart }
-
-    var hasOutput: Bool { headSent < head.count || body != nil }
-
-    /// Forgets the response being written (its file reference goes with it).
-    func dropOutput() {
-        head.removeAll(keepingCapacity: true)
-        headSent = 0
-        body = nil
-    }
 
     /// Drops consumed input once it is the larger part of the buffer.
     func compactInput() {

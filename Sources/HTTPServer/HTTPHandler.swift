@@ -30,6 +30,7 @@ public final class ServerStats: @unchecked Sendable {
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
     let refusedConnections = Atomic<Int>(0)
+    let acceptPauses = Atomic<Int>(0)
     var pool: WorkerPool?
 
     public init() {}
@@ -41,4 +42,6 @@ public final class ServerStats: @unchecked Sendable {
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
     /// Connections refused for `maxConnections`.
     public var refused: Int { refusedConnections.load(ordering: .relaxed) }
+    /// Times a loop stopped accepting because accept(2) ran out of descriptors or memory.
+    public var acceptsPaused: Int { acceptPauses.load(ordering: .relaxed) }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import HTTP
 import Synchronization
+import Syscalls
 
 /// An HTTP/1.1 server on non-blocking sockets and epoll: `eventLoops` threads, each owning
 /// the connections it accepted, and a bounded pool of workers for the handler's CPU-bound

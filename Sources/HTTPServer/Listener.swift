@@ -1,4 +1,5 @@
 import Glibc
+import Syscalls
 
 /// The listening socket.
 enum Listener {

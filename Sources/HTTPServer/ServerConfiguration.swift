@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeoutMs = 60_000
     /// Longest a client may go without reading anything of a response it is sent.
     public var writeTimeoutMs = 30_000
+    /// After an answer that closes, how long what the client still sends is read and
+    /// dropped before the close (lingering close).
+    public var lingerTimeoutMs = 5_000
+    /// How long a loop stops accepting when accept(2) runs out of descriptors or memory.
+    public var acceptBackoffMs = 500
     /// Longest in-flight requests have to finish after SIGTERM or SIGINT.
     public var drainTimeoutMs = 10_000
     /// Seconds a client is told to wait after a 503 for a full queue.

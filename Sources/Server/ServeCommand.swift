@@ -5,6 +5,7 @@ import Foundation
 import HTTPServer
 import Imaging
 import Signing
+import Syscalls
 
 /// `aspect serve`: loads the configuration, binds, serves until SIGTERM or SIGINT has
 /// drained, exits 0.
@@ -86,6 +87,8 @@ enum ServeCommand {
         s.idleTimeoutMs = c.server.idleTimeoutMs
         s.writeTimeoutMs = c.server.writeTimeoutMs
         s.drainTimeoutMs = c.server.drainTimeoutMs
+        s.lingerTimeoutMs = c.server.lingerTimeoutMs
+        s.acceptBackoffMs = c.server.acceptBackoffMs
         s.accessLog = c.log.access
         s.logFormat = c.log.format == .json ? .json : .text
         return s

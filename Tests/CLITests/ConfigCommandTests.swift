@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Core
+
 /// `aspect config` through the real binary: the file, the environment and flags.
 @Suite struct ConfigCommandTests {
     func values(_ out: String) -> [String: String] {
@@ -21,7 +23,7 @@ import Testing
         #expect(withFile.status == 0 && builtIn.status == 0)
         var a = values(withFile.stdout)
         var b = values(builtIn.stdout)
-        #expect(a.count == 27)
+        #expect(a.count == Config.keys.count)
         #expect(a["images.root"] == Binary.repositoryRoot.appendingPathComponent("samples").path)
         // The embedded default shows the demo page; built in, it is off.
         #expect(a["http.demoPage"] == "true" && b["http.demoPage"] == "false")

@@ -211,3 +211,26 @@ extension RequestParser.Result: CustomStringConvertible {
         }
     }
 }
+
+/// Defect 7: bytes that cannot start a request line are refused as they arrive, not after
+/// the header timeout.
+@Suite struct NotHTTPTests {
+    static let tlsClientHello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]
+
+    @Test(arguments: [
+        ("TLS ClientHello", tlsClientHello), ("bare CRs", [0x0D, 0x0D, 0x0D]), ("NUL", [0x00]),
+        ("a method too long", Array(String(repeating: "A", count: 40).utf8)),
+        ("a CR inside the method", Array("GE\rT".utf8)),
+    ])
+    func refusedAtOnce(_ name: String, _ bytes: [UInt8]) {
+        var p = RequestParser()
+        let (_, result) = p.parse(bytes)
+        #expect(result == .failure(.notHTTP), "\(name)")
+    }
+
+    @Test(arguments: ["G", "GET", "GET ", "GET /thumb?src=a", "\r", "\r\n", "\r\nGET"])
+    func aPlausibleStartWaitsForMore(_ text: String) {
+        var p = RequestParser()
+        #expect(p.parse(Array(text.utf8)).result == .needMore, "\(text.debugDescription)")
+    }
+}

@@ -36,7 +36,8 @@ ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
 /// Opens `path` read-only below the folder `dirfd`, refusing (ELOOP, EXDEV) any symlink
 /// and any `..` on the way: openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 /// RESOLVE_NO_MAGICLINKS. Where the kernel has no openat2 (before Linux 5.6), openat(2)
-/// with O_NOFOLLOW, which refuses a symlink in the last component only.
+/// with O_NOFOLLOW, which refuses a symlink in the last component only. EINTR and EAGAIN
+/// (a rename raced the lookup) come back to the caller, which retries.
 int clinux_open_beneath(int dirfd, const char *path);
 
 /// Caps glibc's malloc arenas at `n` (mallopt M_ARENA_MAX), unless MALLOC_ARENA_MAX is set

@@ -1,0 +1,298 @@
+import HTTP
+
+/// The life of one connection as a value: the loop tells it what happened (an event) and
+/// performs what it answers (an action). It does no I/O and reads no clock: times come in
+/// with the events, so every path can be tested without a socket, event by event.
+///
+/// What the loop reads back after each event: `interest` (the epoll events to watch) and
+/// `deadline` (when `timerFired` must be called next).
+struct ConnectionStateMachine: Sendable {
+    /// The limits a connection is held to, in nanoseconds.
+    struct Timeouts: Sendable, Equatable {
+        /// From the first byte of a request (or the accept) to the end of its head: 408 after.
+        var header: UInt64
+        /// A kept-alive connection with nothing in flight is closed after it.
+        var idle: UInt64
+        /// The longest a client may go without reading any of a response.
+        var write: UInt64
+        /// After an answer that closes, how long what the client still sends is read and
+        /// dropped, so the kernel does not reset the connection over the unread bytes.
+        var linger: UInt64
+    }
+
+    enum State: Sendable, Equatable {
+        /// Waiting for the first byte of a request.
+        case idle
+        /// Part of a request head has arrived.
+        case readingHead
+        /// A request was parsed and is with the handler.
+        case routing(Request)
+        /// A worker is making the answer.
+        case processing(Request)
+        /// A response is being written; `then` says what follows it.
+        case writing(then: AfterWrite)
+        /// Writing is shut down; what arrives is dropped until the peer closes or time is up.
+        case lingering
+        case closed
+    }
+
+    /// What the answer to a parsed request needs to know of it.
+    struct Request: Sendable, Equatable {
+        var keepAlive: Bool
+        var isHead: Bool
+    }
+
+    enum AfterWrite: Sendable, Equatable {
+        /// Read the next request.
+        case keepAlive
+        /// Close: the client asked to, and sent nothing more.
+        case close
+        /// Half-close and linger: the client may still be sending.
+        case linger
+    }
+
+    enum Action: Sendable, Equatable {
+        case none
+        /// Run the parser over the bytes held, and report what it found.
+        case parse
+        /// Drop the bytes read.
+        case discardInput
+        /// Ask the handler about the request just parsed, and report its route.
+        case route
+        /// Give the routed job to the worker pool; report `submitRefused` if it is full.
+        case submit
+        /// Write the response at hand (the handler's or a worker's).
+        case write(keepAlive: Bool, isHead: Bool)
+        /// Write this error, with `Connection: close` unless `keepAlive`.
+        case writeError(HTTPError, keepAlive: Bool)
+        /// Shut down the writing side and go on reading (lingering close).
+        case shutdownWrite
+        case close
+    }
+
+    /// The epoll events wanted.
+    struct Interest: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let read = Interest(rawValue: 1)
+        static let write = Interest(rawValue: 2)
+        /// Only the peer's hang-up (while a worker has the request).
+        static let hangUp = Interest(rawValue: 4)
+    }
+
+    private(set) var state = State.idle
+    /// When `timerFired` must be called; nil when nothing is timed.
+    private(set) var deadline: UInt64?
+    /// Whether the output is waiting for the socket to take more.
+    private var blockedOnWrite = false
+    private var draining = false
+    private let timeouts: Timeouts
+
+    /// A new connection: its request head is due within the header timeout from now.
+    init(now: UInt64, timeouts: Timeouts) {
+        self.timeouts = timeouts
+        deadline = now + timeouts.header
+    }
+
+    var interest: Interest {
+        switch state {
+        case .idle, .readingHead, .lingering: .read
+        case .routing, .processing: .hangUp
+        case .writing: blockedOnWrite ? [.write, .hangUp] : .hangUp
+        case .closed: []
+        }
+    }
+
+    // MARK: Events
+
+    /// The server is over its connection limit: this one is answered 503 and closed.
+    mutating func refused(retryAfter: Int) -> Action {
+        state = .writing(then: .linger)
+        deadline = nil
+        return .writeError(.tooManyConnections(retryAfter: retryAfter), keepAlive: false)
+    }
+
+    /// Bytes arrived: an idle connection starts its header timeout.
+    mutating func bytesRead(now: UInt64) -> Action {
+        switch state {
+        case .idle:
+            state = .readingHead
+            deadline = now + timeouts.header
+            return .parse
+        case .readingHead: return .parse
+        case .lingering: return .discardInput
+        case .routing, .processing, .writing, .closed:
+            // Pipelined requests wait in the buffer until the answer is written.
+            return .none
+        }
+    }
+
+    /// The parser needs more bytes; `idle` when it holds nothing of a request yet (only
+    /// the empty lines allowed before one), so a keep-alive connection stays idle.
+    mutating func needMore(parserIdle: Bool, now: UInt64) -> Action {
+        if case .readingHead = state, parserIdle {
+            state = .idle
+            deadline = now + timeouts.idle
+        }
+        return .none
+    }
+
+    /// A whole request head.
+    mutating func requestParsed(keepAlive: Bool, isHead: Bool) -> Action {
+        switch state {
+        case .idle, .readingHead:
+            state = .routing(Request(keepAlive: keepAlive && !draining, isHead: isHead))
+            deadline = nil
+            return .route
+        default:
+            return .none
+        }
+    }
+
+    /// The bytes cannot be a request: the error is the answer, and the connection closes.
+    mutating func parseFailed(_ error: HTTPError) -> Action {
+        switch state {
+        case .idle, .readingHead, .routing:
+            state = .writing(then: .linger)
+            deadline = nil
+            return .writeError(error, keepAlive: false)
+        default:
+            return .none
+        }
+    }
+
+    /// The handler answered at once.
+    mutating func respondedNow() -> Action {
+        guard case .routing(let r) = state else { return .none }
+        return startWriting(r)
+    }
+
+    /// The handler gave work for the pool.
+    mutating func routedToWork() -> Action {
+        guard case .routing(let r) = state else { return .none }
+        state = .processing(r)
+        return .submit
+    }
+
+    /// The pool's queue is full.
+    mutating func submitRefused(retryAfter: Int) -> Action {
+        guard case .processing(let r) = state else { return .none }
+        let e = HTTPError.queueFull(retryAfter: retryAfter)
+        let keep = r.keepAlive && !draining
+        state = .writing(then: keep ? .keepAlive : .linger)
+        return .writeError(e, keepAlive: keep)
+    }
+
+    /// A worker finished the answer.
+    mutating func responseReady() -> Action {
+        guard case .processing(let r) = state else { return .none }
+        return startWriting(r)
+    }
+
+    /// The socket took bytes; `done` when the whole response has gone. `inputPending`:
+    /// bytes the client sent are still unread, so a close must linger.
+    mutating func wrote(done: Bool, inputPending: Bool = false, now: UInt64) -> Action {
+        guard case .writing(let then) = state else { return .none }
+        guard done else {
+            blockedOnWrite = true
+            deadline = now + timeouts.write
+            return .none
+        }
+        blockedOnWrite = false
+        var next = then
+        if draining, next == .keepAlive { next = .linger }
+        if next == .close, inputPending { next = .linger }
+        switch next {
+        case .keepAlive:
+            state = .idle
+            deadline = now + timeouts.idle
+            // Requests pipelined behind this one are in the buffer already.
+            return .parse
+        case .close:
+            state = .closed
+            deadline = nil
+            return .close
+        case .linger:
+            state = .lingering
+            deadline = now + timeouts.linger
+            return .shutdownWrite
+        }
+    }
+
+    /// The socket would take nothing now: wait for it, within the write timeout of the
+    /// last progress.
+    mutating func writeBlocked(now: UInt64) {
+        guard case .writing = state, !blockedOnWrite else { return }
+        blockedOnWrite = true
+        deadline = now + timeouts.write
+    }
+
+    /// The peer closed its side, or the connection failed.
+    mutating func peerClosed() -> Action {
+        guard state != .closed else { return .none }
+        state = .closed
+        deadline = nil
+        return .close
+    }
+
+    /// The deadline may have passed.
+    mutating func timerFired(now: UInt64) -> Action {
+        guard let d = deadline, now >= d else { return .none }
+        switch state {
+        case .readingHead:
+            state = .writing(then: .linger)
+            deadline = nil
+            return .writeError(.requestTimeout, keepAlive: false)
+        case .idle, .writing, .lingering:
+            state = .closed
+            deadline = nil
+            return .close
+        case .routing, .processing, .closed:
+            deadline = nil
+            return .none
+        }
+    }
+
+    /// Shutdown began: an idle connection closes now, any other after its answer.
+    mutating func drainStarted() -> Action {
+        draining = true
+        switch state {
+        case .idle:
+            state = .closed
+            deadline = nil
+            return .close
+        default:
+            // The answer in flight goes with `Connection: close` (see `startWriting`).
+            return .none
+        }
+    }
+
+    /// The drain deadline passed: a request still waiting for its answer gets a 503 that
+    /// closes; anything else closes now.
+    mutating func drainDeadlinePassed(retryAfter: Int) -> Action {
+        draining = true
+        switch state {
+        case .processing, .routing, .readingHead:
+            state = .writing(then: .close)
+            deadline = nil
+            return .writeError(.shuttingDown(retryAfter: retryAfter), keepAlive: false)
+        case .writing:
+            // An answer already going out is let finish (the loop bounds the wait), then closes.
+            state = .writing(then: .close)
+            return .none
+        case .idle, .lingering:
+            state = .closed
+            deadline = nil
+            return .close
+        case .closed:
+            return .none
+        }
+    }
+
+    private mutating func startWriting(_ r: Request) -> Action {
+        let keep = r.keepAlive && !draining
+        state = .writing(then: keep ? .keepAlive : .close)
+        deadline = nil
+        blockedOnWrite = false
+        return .write(keepAlive: keep, isHead: r.isHead)
+    }
+}

@@ -1,0 +1,204 @@
+import Glibc
+import HTTP
+import Testing
+
+@testable import HTTPServer
+
+/// The connection's state machine, event by event, without a socket: each path of the
+/// loop, including the defects found by hostile testing (lingering close after errors and
+/// refusals, a 503 at the drain deadline, 408 vs idle timeouts).
+@Suite struct ConnectionStateMachineTests {
+    typealias M = ConnectionStateMachine
+    static let s: UInt64 = 1_000_000_000
+    static let timeouts = M.Timeouts(header: 10 * s, idle: 60 * s, write: 30 * s, linger: 5 * s)
+
+    func fresh(_ now: UInt64 = 0) -> M { M(now: now, timeouts: Self.timeouts) }
+
+    @Test func aKeepAliveRequestGoesRoundAndTheConnectionIsIdleAgain() {
+        var m = fresh()
+        #expect(m.deadline == 10 * Self.s, "the head is due from the accept")
+        #expect(m.interest == .read)
+        #expect(m.bytesRead(now: 1) == .parse)
+        #expect(m.state == .readingHead && m.deadline == 1 + 10 * Self.s)
+        #expect(m.requestParsed(keepAlive: true, isHead: false) == .route)
+        #expect(m.deadline == nil && m.interest == .hangUp)
+        #expect(m.respondedNow() == .write(keepAlive: true, isHead: false))
+        #expect(m.wrote(done: true, now: 2) == .parse, "pipelined requests are parsed next")
+        #expect(m.state == .idle && m.deadline == 2 + 60 * Self.s && m.interest == .read)
+    }
+
+    @Test func workGoesToThePoolAndItsAnswerIsWritten() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        _ = m.requestParsed(keepAlive: true, isHead: true)
+        #expect(m.routedToWork() == .submit)
+        #expect(m.interest == .hangUp, "nothing more is read while a worker has the request")
+        #expect(m.bytesRead(now: 1) == .none, "pipelined bytes wait in the buffer")
+        #expect(m.responseReady() == .write(keepAlive: true, isHead: true))
+    }
+
+    @Test func aFullQueueIsA503WithRetryAfterAndTheConnectionServesOn() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        _ = m.routedToWork()
+        #expect(m.submitRefused(retryAfter: 2) == .writeError(.queueFull(retryAfter: 2), keepAlive: true))
+        #expect(m.wrote(done: true, now: 1) == .parse)
+        #expect(m.state == .idle)
+    }
+
+    @Test func aSlowWriterIsGivenTheWriteTimeoutFromItsLastProgress() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        _ = m.respondedNow()
+        #expect(m.wrote(done: false, now: 5) == .none)
+        #expect(m.interest == [.write, .hangUp] && m.deadline == 5 + 30 * Self.s)
+        #expect(m.wrote(done: false, now: 7) == .none)
+        #expect(m.deadline == 7 + 30 * Self.s, "progress moves the deadline")
+        #expect(m.timerFired(now: 7 + 29 * Self.s) == .none, "not due yet")
+        #expect(m.timerFired(now: 7 + 30 * Self.s) == .close)
+        #expect(m.state == .closed && m.interest.isEmpty)
+    }
+
+    @Test func aHeadThatDoesNotArriveInTimeIs408AndALingeringClose() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        #expect(m.needMore(parserIdle: false, now: 0) == .none)
+        #expect(m.timerFired(now: 10 * Self.s) == .writeError(.requestTimeout, keepAlive: false))
+        #expect(m.wrote(done: true, now: 10 * Self.s) == .shutdownWrite)
+        #expect(m.state == .lingering && m.interest == .read && m.deadline == 15 * Self.s)
+        #expect(m.bytesRead(now: 11 * Self.s) == .discardInput)
+        #expect(m.peerClosed() == .close)
+    }
+
+    @Test func emptyLinesBetweenRequestsKeepTheConnectionIdle() {
+        var m = fresh()
+        _ = m.bytesRead(now: 3)
+        #expect(m.needMore(parserIdle: true, now: 3) == .none)
+        #expect(m.state == .idle && m.deadline == 3 + 60 * Self.s, "idle timeout, not the header one")
+        #expect(m.timerFired(now: 3 + 60 * Self.s) == .close, "an idle connection closes without a 408")
+    }
+
+    /// Defect 4: after a 431, 414 or 400 the server half-closes and reads what the client
+    /// still sends, so the kernel does not answer those bytes with a reset.
+    @Test(arguments: [
+        HTTPError(431, "headers_too_large", "…"), HTTPError(414, "uri_too_long", "…"), HTTPError.notHTTP,
+    ])
+    func aParseErrorIsWrittenThenTheConnectionLingers(_ error: HTTPError) {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        #expect(m.parseFailed(error) == .writeError(error, keepAlive: false))
+        #expect(m.wrote(done: false, now: 1) == .none, "a large client may read slowly")
+        #expect(m.wrote(done: true, now: 2) == .shutdownWrite)
+        #expect(m.bytesRead(now: 3) == .discardInput)
+        #expect(m.timerFired(now: 2 + 5 * Self.s) == .close, "lingering is bounded")
+    }
+
+    /// Defect 4: a connection over the limit gets its 503 and a lingering close.
+    @Test func aRefusedConnectionGets503ThenLingers() {
+        var m = fresh()
+        #expect(m.refused(retryAfter: 1) == .writeError(.tooManyConnections(retryAfter: 1), keepAlive: false))
+        #expect(m.wrote(done: true, now: 1) == .shutdownWrite)
+        #expect(m.state == .lingering)
+    }
+
+    @Test func aCloseAfterTheAnswerLingersOnlyWhenInputIsLeft() {
+        var a = fresh()
+        _ = a.bytesRead(now: 0)
+        _ = a.requestParsed(keepAlive: false, isHead: false)
+        _ = a.respondedNow()
+        #expect(a.wrote(done: true, now: 1) == .close, "HTTP/1.0 or Connection: close, nothing more sent")
+        var b = fresh()
+        _ = b.bytesRead(now: 0)
+        _ = b.requestParsed(keepAlive: false, isHead: false)
+        _ = b.respondedNow()
+        #expect(b.wrote(done: true, inputPending: true, now: 1) == .shutdownWrite)
+    }
+
+    @Test func drainingClosesIdleConnectionsAndAnswersTheRestWithClose() {
+        var idle = fresh()
+        #expect(idle.drainStarted() == .close)
+        var busy = fresh()
+        _ = busy.bytesRead(now: 0)
+        _ = busy.requestParsed(keepAlive: true, isHead: false)
+        _ = busy.routedToWork()
+        #expect(busy.drainStarted() == .none)
+        #expect(busy.responseReady() == .write(keepAlive: false, isHead: false))
+        var reading = fresh()
+        _ = reading.bytesRead(now: 0)
+        #expect(reading.drainStarted() == .none, "a request half sent is still answered")
+        #expect(reading.requestParsed(keepAlive: true, isHead: false) == .route)
+        #expect(reading.respondedNow() == .write(keepAlive: false, isHead: false))
+    }
+
+    /// Defect 5: a request still with a worker (or queued) at the drain deadline gets a 503
+    /// with Retry-After and Connection: close, never a bare close; its late answer is dropped.
+    @Test func atTheDrainDeadlineAWaitingRequestGets503() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        _ = m.routedToWork()
+        _ = m.drainStarted()
+        #expect(m.drainDeadlinePassed(retryAfter: 1) == .writeError(.shuttingDown(retryAfter: 1), keepAlive: false))
+        #expect(m.responseReady() == .none, "the worker's answer comes too late and is dropped")
+        #expect(m.wrote(done: true, now: 1) == .close)
+        var idle = fresh()
+        #expect(idle.drainDeadlinePassed(retryAfter: 1) == .close)
+    }
+
+    @Test func aPeerThatLeavesWhileAWorkerHasItsRequestDropsTheAnswer() {
+        var m = fresh()
+        _ = m.bytesRead(now: 0)
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        _ = m.routedToWork()
+        #expect(m.peerClosed() == .close)
+        #expect(m.responseReady() == .none)
+        #expect(m.peerClosed() == .none, "closed once")
+    }
+
+    @Test func theShuttingDownErrorCarriesRetryAfterAndCloses() {
+        let e = HTTPError.shuttingDown(retryAfter: 3)
+        #expect(e.status == 503 && e.close && e.retryAfterSeconds == 3)
+        let r = HTTPResponse.error(e)
+        #expect(r.headers["Retry-After"] == "3")
+        #expect(!HTTPError.queueFull(retryAfter: 1).close)
+    }
+}
+
+@Suite struct TimerQueueTests {
+    @Test func entriesComeOutEarliestFirstAndOnlyWhenDue() {
+        var q = TimerQueue()
+        var times: [UInt64] = []
+        var rng = SystemRandomNumberGenerator()
+        for id in 0..<500 {
+            let t = UInt64.random(in: 1...10_000, using: &rng)
+            times.append(t)
+            q.schedule(t, id: UInt64(id))
+        }
+        #expect(q.earliest == times.min())
+        #expect(q.popDue(0) == nil)
+        var out: [UInt64] = []
+        while let e = q.popDue(5_000) { out.append(e.at) }
+        #expect(out == times.filter { $0 <= 5_000 }.sorted())
+        #expect(q.count == times.filter { $0 > 5_000 }.count)
+    }
+}
+
+/// Defect 3: accept(2) out of descriptors pauses accepting instead of spinning.
+@Suite struct AcceptBackoffTests {
+    @Test func exhaustionPausesAndLogsOncePerInterval() {
+        var b = AcceptBackoff()
+        #expect(AcceptBackoff.isExhaustion(EMFILE) && AcceptBackoff.isExhaustion(ENFILE))
+        #expect(!AcceptBackoff.isExhaustion(ECONNABORTED))
+        #expect(b.pause(now: 0, backoff: 500) == 1, "the first pause is logged")
+        #expect(b.resumeAt == 500)
+        let early = b.resume(now: 499)
+        #expect(!early)
+        let due = b.resume(now: 500)
+        #expect(due && b.resumeAt == nil)
+        #expect(b.pause(now: 1_000, backoff: 500) == nil, "not logged again within the interval")
+        #expect(b.pause(now: 2_000, backoff: 500) == nil)
+        #expect(b.pause(now: AcceptBackoff.logInterval, backoff: 500) == 3, "the next line counts the pauses")
+    }
+}
