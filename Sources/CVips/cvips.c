@@ -1,6 +1,7 @@
 #include "CVips.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,6 +14,53 @@ int cvips_start(const char *argv0) {
     vips_cache_set_max_files(0);
     vips_concurrency_set(1);
     return 0;
+}
+
+static cvips_log_sink log_sink;
+
+/// GLib's levels as the sink's: 3 error, 2 warning, 1 info, 0 debug. GLib's "info" is
+/// chatty in libvips (per-operation notes), so it counts as debug.
+static int sink_level(GLogLevelFlags level) {
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL))
+        return 3;
+    if (level & G_LOG_LEVEL_WARNING)
+        return 2;
+    if (level & G_LOG_LEVEL_MESSAGE)
+        return 1;
+    return 0;
+}
+
+static void on_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)data;
+    if (log_sink)
+        log_sink(sink_level(level), domain, message);
+}
+
+static GLogWriterOutput on_structured_log(GLogLevelFlags level, const GLogField *fields, gsize n, gpointer data) {
+    (void)data;
+    const char *domain = NULL, *message = NULL;
+    for (gsize i = 0; i < n; i++) {
+        if (fields[i].length >= 0)
+            continue;  // not a C string
+        if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0)
+            domain = fields[i].value;
+        else if (strcmp(fields[i].key, "MESSAGE") == 0)
+            message = fields[i].value;
+    }
+    if (log_sink && message)
+        log_sink(sink_level(level), domain, message);
+    return G_LOG_WRITER_HANDLED;
+}
+
+void cvips_route_log(cvips_log_sink sink) {
+    static int routed;
+    log_sink = sink;
+    if (routed)
+        return;
+    routed = 1;
+    g_log_set_default_handler(on_log, NULL);
+    // GLib allows the writer to be set once per process.
+    g_log_set_writer_func(on_structured_log, NULL, NULL);
 }
 
 typedef struct {
@@ -87,22 +135,31 @@ int cvips_open_header(VipsSource *source, VipsImage **out) {
     return *out ? 0 : -1;
 }
 
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on) {
+// export_srgb: an embedded RGB (or grey) profile is imported and the pixels converted to
+// sRGB. Without it, libvips 8.14's thumbnail converts only CMYK (and sources it must
+// import anyway) and leaves RGB pixels in their own space.
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
     // string does.
     const char *options = fail_on == VIPS_FAIL_ON_ERROR ? "fail_on=error" : "";
+    if (export_srgb)
+        return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on",
+                                     fail_on, "option_string", options, "export_profile", "srgb", NULL);
     return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on", fail_on,
                                  "option_string", options, NULL);
 }
 
-int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on) {
+int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
+                               int export_srgb) {
     // The JPEG decoded at 1/shrink in libjpeg's DCT, then the same resize, rotation and
     // colour handling as vips_thumbnail_source, which would pick its own shrink.
     VipsImage *loaded;
     if (vips_jpegload_source(source, &loaded, "shrink", shrink, "fail_on", fail_on, "access",
                              VIPS_ACCESS_SEQUENTIAL, NULL))
         return -1;
-    int r = vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+    int r = export_srgb ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "export_profile", "srgb", NULL)
+                        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
     g_object_unref(loaded);
     return r;
 }
@@ -110,7 +167,25 @@ int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, i
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
                                  int fail_on) {
     return vips_thumbnail_buffer((void *)data, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                 "fail_on", fail_on, NULL);
+                                 "fail_on", fail_on, "export_profile", "srgb", NULL);
+}
+
+int cvips_icc_profile(VipsImage *in, const void **data, size_t *length) {
+    if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) == 0)
+        return -1;
+    return vips_image_get_blob(in, VIPS_META_ICC_NAME, data, length);
+}
+
+int cvips_set_icc_profile(VipsImage *in, VipsImage **out, const void *data, size_t length) {
+    if (vips_copy(in, out, NULL))
+        return -1;
+    vips_image_set_blob_copy(*out, VIPS_META_ICC_NAME, data, length);
+    return 0;
+}
+
+int cvips_icc_transform(VipsImage *in, VipsImage **out, const char *output_profile, const char *input_profile) {
+    return vips_icc_transform(in, out, output_profile, "embedded", TRUE, "input_profile", input_profile, "intent",
+                              VIPS_INTENT_RELATIVE, NULL);
 }
 
 int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {

@@ -35,26 +35,63 @@ public final class DiskCache: Sendable {
 
     public let dir: String
     public let maxBytes: Int64
-    /// Why the cache cannot be used (not writable, …), or nil when it can.
-    public let problem: String?
+    /// How often a folder that cannot be used is tried again, in nanoseconds.
+    public let recheckInterval: UInt64
     private let state = Mutex(State())
+    /// Read on every hit, so an atomic rather than the health's lock.
+    private let enabled = Atomic<Bool>(false)
+    private let health = Mutex(Health())
     private let tempCounter = Atomic<UInt64>(0)
     /// Told the keys (hex) whose files were removed or replaced, after the fact.
     private let onRemove: @Sendable ([String]) -> Void
 
-    public init(dir: String, maxBytes: Int64, onRemove: @escaping @Sendable ([String]) -> Void = { _ in }) {
+    struct Health {
+        /// Why the cache cannot be used (not writable, …), or nil when it can.
+        var problem: String?
+        var nextCheck: UInt64 = 0
+    }
+
+    public init(
+        dir: String, maxBytes: Int64, recheckMs: Int = 10_000,
+        onRemove: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) {
         self.dir = dir
         self.maxBytes = maxBytes
         self.onRemove = onRemove
+        recheckInterval = UInt64(max(0, recheckMs)) * 1_000_000
         if maxBytes == 0 {
-            problem = "cache.maxBytes is 0: the cache is off"
+            health.withLock { $0.problem = "cache.maxBytes is 0: the cache is off" }
             return
         }
-        problem = DiskCache.prepare(dir)
-        if problem == nil { rebuildIndex() }
+        recheck(force: true)
     }
 
-    public var isEnabled: Bool { problem == nil }
+    /// Why the cache cannot be used now, or nil when it can.
+    public var problem: String? { health.withLock { $0.problem } }
+
+    public var isEnabled: Bool { enabled.load(ordering: .acquiring) }
+
+    /// A folder that could not be used (full, not writable, missing) is tried again once
+    /// `recheckInterval` has passed since the last try: when it works, the cache resumes,
+    /// with an index of what the folder holds. Called on misses, off the event loop (the
+    /// probe writes and fsyncs a file).
+    public func recheck(force: Bool = false) {
+        guard maxBytes > 0, !isEnabled else { return }
+        let now = Clock.now()
+        let due = health.withLock { h -> Bool in
+            guard force || now >= h.nextCheck else { return false }
+            h.nextCheck = now + recheckInterval
+            return true
+        }
+        guard due else { return }
+        let problem = DiskCache.prepare(dir)
+        if problem == nil {
+            state.withLock { $0 = State() }
+            rebuildIndex()
+        }
+        health.withLock { $0.problem = problem }
+        enabled.store(problem == nil, ordering: .releasing)
+    }
 
     /// The entry for `key`, marked as used now; nil on a miss.
     public func lookup(_ key: CacheKey) -> Hit? {
@@ -80,6 +117,7 @@ public final class DiskCache: Sendable {
     /// fits. False, with nothing left behind, when it cannot be written.
     @discardableResult
     public func store(_ key: CacheKey, _ bytes: [UInt8], format: ImageFormat) -> Bool {
+        recheck()
         guard isEnabled else { return false }
         let shard = "\(dir)/\(key.hex.prefix(2))"
         mkdir(shard, 0o755)

@@ -1,5 +1,6 @@
 /// The one error type of Aspect: a closed set of codes, each with a message a person
 /// can act on. Core knows no HTTP; the server maps each code to a status in one switch.
+/// What the HTTP layer answers on its own (408, 414, 431, a full queue) is its `HTTPError`.
 public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable machine-readable code.
     public enum Code: String, Sendable, CaseIterable {
@@ -13,18 +14,10 @@ public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
         case notFound = "not_found"
         /// A method other than GET or HEAD.
         case methodNotAllowed = "method_not_allowed"
-        /// The client was too slow sending its request.
-        case requestTimeout = "request_timeout"
         /// The source file or its pixel count is over the configured limit.
         case sourceTooLarge = "source_too_large"
-        /// The request target is too long.
-        case uriTooLong = "uri_too_long"
-        /// The request's headers are too large or too many.
-        case headersTooLarge = "headers_too_large"
         /// The source is not an image that can be decoded, or is corrupt.
         case unsupportedSource = "unsupported_source"
-        /// The processing queue is full.
-        case queueFull = "queue_full"
         /// Processing took longer than the configured limit.
         case processingTimeout = "processing_timeout"
         /// Anything unforeseen.

@@ -52,11 +52,18 @@ extension Config {
             "images.fastShrinkOnLoad",
             "JPEG shrink-on-load as far as the scale allows (faster); false: libvips' rule, a little closer to a full decode",
             \.images.fastShrinkOnLoad),
+        .integer(
+            "images.rootCheckMs", 0...3_600_000,
+            "how often the root's path is looked up again, to follow a swapped folder or symlink, in ms",
+            \.images.rootCheckMs),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(
             "cache.openFiles", 0...100_000, "cached results kept open for hits (0: opened per hit)",
             \.cache.openFiles),
+        .integer(
+            "cache.recheckMs", 100...3_600_000, "how often a cache folder that cannot be used is tried again, in ms",
+            \.cache.recheckMs),
         .integer(
             "http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds",
             \.http.maxAgeSeconds),

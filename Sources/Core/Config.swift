@@ -32,6 +32,9 @@ public struct Config: Equatable, Sendable {
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
         /// two for the final resize: faster, at a small cost in fidelity (BENCHMARKS.md).
         public var fastShrinkOnLoad = true
+        /// How often the root's path is resolved again, so a folder renamed and replaced
+        /// or a symlink flipped to a new folder is followed without a restart.
+        public var rootCheckMs = 1_000
 
         /// What names the rendering rules in the cache key: results made under other
         /// rules are other entries.
@@ -49,6 +52,8 @@ public struct Config: Equatable, Sendable {
         public var maxBytes: Int64 = 1 << 30
         /// Results kept open for hits, so a hit costs no open(2) or close(2).
         public var openFiles = 1000
+        /// How often a cache folder that cannot be used (full, not writable) is tried again.
+        public var recheckMs = 10_000
     }
 
     public struct HTTP: Equatable, Sendable {

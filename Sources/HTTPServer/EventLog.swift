@@ -36,9 +36,10 @@ public enum EventLog {
 
     /// Writes one line, unless `level` is below the configured one. Several lines in
     /// `message` are joined, so one event stays one line.
-    public static func write(_ level: Level, _ message: String, source: String = "aspect") {
+    /// `always`: written whatever the level (start and stop, which tools wait for).
+    public static func write(_ level: Level, _ message: String, source: String = "aspect", always: Bool = false) {
         let s = settings.withLock { $0 }
-        guard level >= s.level else { return }
+        guard always || level >= s.level else { return }
         let text = message.split(whereSeparator: \.isNewline).joined(separator: " ")
         let line: String
         switch s.format {

@@ -30,12 +30,21 @@ public enum ImageFile {
         case jpeg, png, webp, gif, avif, tiff
     }
 
+    /// How a fixture carries an ICC profile.
+    public enum Profile: Sendable {
+        /// The pixels are taken to be in this profile's space, unchanged, and it is embedded.
+        case tag([UInt8])
+        /// libvips (LittleCMS) converts the sRGB pixels into the space of the profile in
+        /// this file, and embeds it.
+        case convertFromSRGB(path: String)
+    }
+
     /// Encodes pixels. `orientation` writes an EXIF orientation tag (JPEG), `cmyk`
-    /// converts to CMYK first (JPEG), `pageHeight` makes an animation of frames stacked
-    /// vertically (GIF, WebP); metadata is kept.
+    /// converts to CMYK first (JPEG), `profile` embeds an ICC profile, `pageHeight` makes
+    /// an animation of frames stacked vertically (GIF, WebP); metadata is kept.
     public static func encode(
         _ raw: RawImage, as container: Container, quality: Int = 95, orientation: Int? = nil, cmyk: Bool = false,
-        pageHeight: Int? = nil
+        profile: Profile? = nil, pageHeight: Int? = nil
     ) throws(ImagingError) -> [UInt8] {
         try Vips.start()
         var image = try VImage.fromPixels(raw.pixels, width: raw.width, height: raw.height, bands: raw.bands)
@@ -43,6 +52,13 @@ public enum ImageFile {
             image = try image.then("copy") { cvips_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
         }
         if cmyk { image = try image.then("cmyk") { cvips_colourspace($0, $1, VIPS_INTERPRETATION_CMYK) } }
+        switch profile {
+        case .tag(let bytes):
+            image = try image.then("icc") { cvips_set_icc_profile($0, $1, bytes, bytes.count) }
+        case .convertFromSRGB(let path):
+            image = try image.then("icc_transform") { cvips_icc_transform($0, $1, path, "srgb") }
+        case nil: break
+        }
         if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
         if let pageHeight { vips_image_set_int(image.pointer, "page-height", Int32(pageHeight)) }
         let q = Int32(quality)
@@ -69,6 +85,23 @@ public enum ImageFile {
         let loaded = try open(bytes)
         let image = try Pipeline.toSRGB(loaded)
         return RawImage(width: image.width, height: image.height, bands: image.bands, pixels: try image.pixels())
+    }
+
+    /// Decodes as stored and converts from the embedded profile to sRGB by libvips' own
+    /// LittleCMS transform, whole image, outside the thumbnail pipeline: the reference a
+    /// thumbnail's colours are checked against.
+    public static func decodeToSRGBByLittleCMS(_ bytes: [UInt8]) throws(ImagingError) -> RawImage {
+        try Vips.start()
+        let loaded = try open(bytes)
+        let converted = try loaded.then("icc_transform") { cvips_icc_transform($0, $1, "srgb", "srgb") }
+        let image = try Pipeline.toSRGB(converted)
+        return RawImage(width: image.width, height: image.height, bands: image.bands, pixels: try image.pixels())
+    }
+
+    /// The embedded ICC profile of an encoded image, if any.
+    public static func iccProfile(_ bytes: [UInt8]) throws(ImagingError) -> [UInt8]? {
+        try Vips.start()
+        return try open(bytes).iccProfile
     }
 
     /// The names of the metadata fields libvips finds in an encoded image (`exif-data`,

@@ -12,6 +12,8 @@ public struct SourceInfo: Equatable, Sendable {
     /// The format libvips' loader reads it as: `jpeg`, `png`, `webp`, `gif`, `heif`, `tiff`, …
     public var format: String
     public var bytes: Int64
+    /// What its embedded ICC profile says of its colours.
+    public var profile = ICCProfile.Kind.none
 }
 
 /// The limits checked from the header, before any decode.

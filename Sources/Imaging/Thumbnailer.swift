@@ -99,11 +99,12 @@ public struct Thumbnailer: Sendable {
         return SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
-            bytes: bytes)
+            bytes: bytes, profile: ICCProfile.kind(header.iccProfile))
     }
 
     /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
-    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate and sRGB, then crop or
+    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate, embedded profiles
+    /// converted to sRGB (CMYK too), then crop or
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     func render(
@@ -141,10 +142,13 @@ public struct Thumbnailer: Sendable {
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
         let shrink =
             info.format == "jpeg" && limits.fastShrinkOnLoad ? ShrinkOnLoad.fast(from: info.size, to: plan.resized) : 1
+        // An embedded profile other than sRGB's is imported and the pixels converted to
+        // sRGB (after the resize, on the small image); an sRGB one needs no work.
+        let toSRGB: Int32 = info.profile == .other ? 1 : 0
         let lazy = try decoding {
             shrink > 1
-                ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn)
-                : cvips_thumbnail_force(source.pointer, $0, width, height, failOn)
+                ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB)
+                : cvips_thumbnail_force(source.pointer, $0, width, height, failOn, toSRGB)
         }
         // Decode now, into memory (the resized image is small): every decode error, a
         // truncated file included, is then this stage's, and later steps may read the

@@ -21,6 +21,14 @@ final class VImage {
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
 
+    /// The embedded ICC profile's bytes, if there is one.
+    var iccProfile: [UInt8]? {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard cvips_icc_profile(pointer, &data, &length) == 0, let data, length > 0 else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
+
     /// Runs one operation that makes a new image; a failure is `stage`'s error.
     static func make(
         _ stage: ImagingError.Stage, _ error: @autoclosure () -> AspectError,

@@ -1,6 +1,7 @@
 import CVips
 import Core
 import Foundation
+import Synchronization
 
 /// libvips, started once per process: operation cache off and its own concurrency 1,
 /// so parallelism comes from the server's workers.
@@ -13,6 +14,30 @@ public enum Vips {
         guard started else {
             throw ImagingError(
                 .start, AspectError(.internalError, "the image library did not start"), detail: takeError())
+        }
+    }
+
+    /// Where libvips' and GLib's log lines go: level, domain (`VIPS`, `GLib`, …), message.
+    public typealias LogSink = @Sendable (Config.LogLevel, String, String) -> Void
+
+    private static let sink = Mutex<LogSink?>(nil)
+
+    /// Routes libvips' and GLib's log to `sink` (the service's log) instead of raw text
+    /// on stderr, which would break a JSON log.
+    public static func routeLog(to sink: @escaping LogSink) {
+        self.sink.withLock { $0 = sink }
+        cvips_route_log { level, domain, message in
+            guard let message else { return }
+            let l: Config.LogLevel =
+                switch level {
+                case 3: .error
+                case 2: .warn
+                case 1: .info
+                default: .debug
+                }
+            let d = domain.map { String(cString: $0) } ?? "glib"
+            let text = String(cString: message)
+            Vips.sink.withLock { $0 }?(l, d, text)
         }
     }
 

@@ -8,13 +8,9 @@ extension AspectError.Code {
         case .badSignature, .forbiddenPath: 403
         case .notFound: 404
         case .methodNotAllowed: 405
-        case .requestTimeout: 408
         case .sourceTooLarge: 413
-        case .uriTooLong: 414
         case .unsupportedSource: 415
-        case .headersTooLarge: 431
         case .internalError: 500
-        case .queueFull: 503
         case .processingTimeout: 504
         }
     }

@@ -92,6 +92,13 @@ final class Metrics: Sendable {
         metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", [("", "\(server.queueDepth)")])
         metric("aspect_workers_busy", "gauge", "Workers rendering now.", [("", "\(server.workersBusy)")])
         metric("aspect_open_connections", "gauge", "Open client connections.", [("", "\(server.connections)")])
+        metric(
+            "aspect_connections_refused_total", "counter", "Connections answered 503 for server.maxConnections.",
+            [("", "\(server.refused)")])
+        metric(
+            "aspect_accept_paused_total", "counter",
+            "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
+            [("", "\(server.acceptsPaused)")])
         return out
     }
 }

@@ -19,11 +19,15 @@ enum ServeCommand {
             return 0
         case .loaded(let c): config = c
         }
+        // From here on every line on stderr is the event log's, in log.format: what
+        // libvips and GLib say too, which would otherwise go raw to stderr.
+        EventLog.configure(format: config.log.format == .json ? .json : .text, level: eventLevel(config.log.level))
+        Vips.routeLog { level, domain, message in EventLog.write(eventLevel(level), message, source: domain) }
         let thumbnailer: Thumbnailer
         do throws(ImagingError) {
             thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
         } catch {
-            Console.error("aspect serve: \(error)")
+            log(.error, "\(error)")
             return 1
         }
         // glibc gives each thread that allocates at once an arena of its own; with libvips'
@@ -32,29 +36,33 @@ enum ServeCommand {
         clinux_limit_malloc_arenas(2)
         raiseDescriptorLimit(config)
         let openFiles = OpenFiles(capacity: config.cache.openFiles)
-        let cache = DiskCache(dir: config.cache.dir, maxBytes: config.cache.maxBytes) { openFiles.remove($0) }
+        let cache = DiskCache(
+            dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs
+        ) { openFiles.remove($0) }
         if let problem = cache.problem {
-            Console.error("aspect serve: warning: serving uncached: \(problem)")
+            log(.warning, "serving uncached: \(problem)")
         }
         let server: HTTPServer
         do throws(SystemError) {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
-                    config: config, root: ImageRoot(config.images.root), thumbnailer: thumbnailer, cache: cache,
+                    config: config, root: ImageRoot(config.images.root, checkIntervalMs: config.images.rootCheckMs),
+                    thumbnailer: thumbnailer, cache: cache,
                     openFiles: openFiles,
                     signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil))
         } catch {
-            Console.error("aspect serve: cannot listen on \(config.server.host):\(config.server.port): \(error)")
+            log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1
         }
         server.installSignalHandlers()
         let figures = cache.figures
-        Console.error(
-            "aspect serve: listening on http://\(config.server.host):\(server.port) (images \(config.images.root), "
-                + "cache \(config.cache.dir): \(figures.entries) entries, \(figures.bytes) bytes)")
+        log(
+            .info,
+            "listening on http://\(config.server.host):\(server.port) (images \(config.images.root), "
+                + "cache \(config.cache.dir): \(figures.entries) entries, \(figures.bytes) bytes)", always: true)
         server.run()
-        Console.error("aspect serve: stopped")
+        log(.info, "stopped", always: true)
         return 0
     }
 
@@ -66,9 +74,24 @@ enum ServeCommand {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0, lim.rlim_cur < need else { return }
         lim.rlim_cur = min(need, lim.rlim_max)
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) != 0 || lim.rlim_cur < need {
-            Console.error(
-                "aspect serve: warning: the open-file limit (\(lim.rlim_cur)) is below the \(need) that "
+            log(
+                .warning,
+                "the open-file limit (\(lim.rlim_cur)) is below the \(need) that "
                     + "server.maxConnections and cache.openFiles need; lower them or raise the limit")
+        }
+    }
+
+    /// One line of the event log, from `aspect serve`.
+    static func log(_ level: EventLog.Level, _ message: String, always: Bool = false) {
+        EventLog.write(level, message, source: "aspect serve", always: always)
+    }
+
+    static func eventLevel(_ l: Config.LogLevel) -> EventLog.Level {
+        switch l {
+        case .debug: .debug
+        case .info: .info
+        case .warn: .warning
+        case .error: .error
         }
     }
 

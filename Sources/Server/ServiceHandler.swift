@@ -80,10 +80,15 @@ struct ServiceHandler: HTTPHandler {
         }
     }
 
-    /// 200 once the image root can be read; 503 while draining. A cache that cannot be
-    /// used does not make the service unready: it serves uncached, and says so here.
+    /// 200 once the image root can be read; 503 while draining. The root's path is
+    /// resolved anew for each probe, so a root that was swapped or went away is told as it
+    /// is now. A cache that cannot be used does not make the service unready: it serves
+    /// uncached, and says so here.
     private func readiness(_ context: RequestContext) -> HTTPResponse {
         if context.draining { return .text(503, "draining\n") }
+        if let problem = root.refresh(force: true).problem {
+            return .text(503, "not ready: images.root \(config.images.root) cannot be used: \(problem)\n")
+        }
         guard access(config.images.root, R_OK | X_OK) == 0 else {
             return .text(503, "not ready: images.root \(config.images.root) cannot be read\n")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import Server
@@ -46,5 +47,48 @@ import Testing
         } else {
             Issue.record("a missing file opened")
         }
+    }
+
+    /// Defect 2: the root followed as its path names it now.
+    @Test func aRootSymlinkFlippedOrAFolderRenamedAndReplacedIsFollowed() throws {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("aspect-flip-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: dir) }
+        func folder(_ name: String, _ content: String) throws {
+            try fm.createDirectory(at: dir.appendingPathComponent(name), withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: dir.appendingPathComponent("\(name)/a.jpg"))
+        }
+        func read(_ root: ImageRoot) throws -> String {
+            let file = try root.open(try root.confine("a.jpg").get(), src: "a.jpg").get()
+            var buffer = [UInt8](repeating: 0, count: 16)
+            let n = Glibc.read(file.fd, &buffer, 16)
+            return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+        }
+        try folder("v1", "one")
+        try folder("v2", "two")
+        let link = dir.appendingPathComponent("current")
+        try fm.createSymbolicLink(atPath: link.path, withDestinationPath: "v1")
+        // A long interval: the flip is seen at once anyway, because the source would
+        // otherwise be refused as leading outside the root.
+        let linked = ImageRoot(link.path, checkIntervalMs: 3_600_000)
+        #expect(try read(linked) == "one")
+        // Flipped atomically, as deployments and Kubernetes volumes do: a new link renamed over.
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("next").path, withDestinationPath: "v2")
+        #expect(rename(dir.appendingPathComponent("next").path, link.path) == 0)
+        #expect(try read(linked) == "two")
+
+        // A folder renamed away and a new one put in its place: seen once the path is
+        // resolved again (here on every use).
+        try folder("images", "old")
+        let images = dir.appendingPathComponent("images")
+        let renamed = ImageRoot(images.path, checkIntervalMs: 0)
+        #expect(try read(renamed) == "old")
+        #expect(rename(images.path, dir.appendingPathComponent("images.old").path) == 0)
+        try folder("images", "new")
+        #expect(try read(renamed) == "new")
+        // And a root that is gone says so.
+        try fm.removeItem(at: images)
+        #expect(renamed.refresh(force: true).problem != nil)
+        #expect(throws: (any Error).self) { try read(renamed) }
     }
 }

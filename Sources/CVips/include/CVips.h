@@ -11,6 +11,14 @@
 /// Starts libvips once: operation cache off, libvips' own concurrency 1.
 int cvips_start(const char *argv0);
 
+/// Receives what libvips and GLib log: level 3 error, 2 warning, 1 info, 0 debug; domain
+/// may be NULL. Called on whichever thread logged.
+typedef void (*cvips_log_sink)(int level, const char *domain, const char *message);
+
+/// Sends GLib's log (libvips' warnings among it: both the classic and the structured
+/// API) to `sink` instead of stderr.
+void cvips_route_log(cvips_log_sink sink);
+
 /// Nanoseconds on CLOCK_MONOTONIC: the clock deadlines are set and checked on.
 unsigned long long cvips_now_ns(void);
 
@@ -29,17 +37,27 @@ const char *cvips_find_loader(VipsSource *source);
 int cvips_open_header(VipsSource *source, VipsImage **out);
 
 /// The thumbnail of a file, resized to exactly width × height (size=force, so both axes
-/// are set), with shrink-on-load, EXIF autorotation and ICC import/export to sRGB.
-/// fail_on: a VipsFailOn.
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on);
+/// are set), with shrink-on-load, EXIF autorotation, and CMYK to sRGB. export_srgb: an
+/// embedded RGB profile is converted to sRGB too. fail_on: a VipsFailOn.
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb);
 
 /// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
 /// thumbnailed to exactly width × height as cvips_thumbnail_force does.
-int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on);
+int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
+                               int export_srgb);
 
-/// The thumbnail of an image in memory, the same way (for tests and buffers).
+/// The thumbnail of an image in memory, the same way, every profile converted to sRGB
+/// (for tests and buffers).
 int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
                                  int fail_on);
+
+/// The embedded ICC profile, owned by the image; -1 when there is none.
+int cvips_icc_profile(VipsImage *in, const void **data, size_t *length);
+/// A copy of in that carries `data` as its ICC profile (the pixels unchanged).
+int cvips_set_icc_profile(VipsImage *in, VipsImage **out, const void *data, size_t length);
+/// LittleCMS through libvips: from the embedded profile (else input_profile) to
+/// output_profile ("srgb" or a file), relative colorimetric.
+int cvips_icc_transform(VipsImage *in, VipsImage **out, const char *output_profile, const char *input_profile);
 
 int cvips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
 /// interesting: a VipsInteresting (attention, entropy).
