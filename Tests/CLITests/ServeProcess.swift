@@ -11,11 +11,23 @@ final class ServeProcess {
 
     /// Starts the binary in `dir` (created if missing) with `env` and `args`, and waits for
     /// the line saying where it listens.
-    init(dir: URL, env: [String: String] = [:], args: [String] = []) throws {
+    /// `fileLimit`: started under `ulimit -n` of that many descriptors (soft and hard).
+    init(dir: URL, env: [String: String] = [:], args: [String] = [], fileLimit: Int? = nil) throws {
         self.dir = dir
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        process.executableURL = Binary.built("aspect")
-        process.arguments = ["serve", "--port", "0"] + args
+        if let fileLimit {
+            // exec: the shell becomes the server, so the pid is the server's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                [
+                    "-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", Binary.built("aspect").path, "serve",
+                    "--port", "0",
+                ]
+                + args
+        } else {
+            process.executableURL = Binary.built("aspect")
+            process.arguments = ["serve", "--port", "0"] + args
+        }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
         environment.merge(env) { $1 }
         process.environment = environment
@@ -48,6 +60,11 @@ final class ServeProcess {
 
     /// What the server wrote to stderr before it listened.
     private(set) var startup = ""
+
+    /// Everything the server wrote to stderr (the event log), once it has exited.
+    var errors: String {
+        startup + String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
 
     /// What the server wrote to stdout (the access log), once it has exited.
     var output: String {

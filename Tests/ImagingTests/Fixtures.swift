@@ -57,11 +57,6 @@ final class Fixtures: Sendable {
     }
 }
 
-/// Whether two colours are within `tolerance` on every band (JPEG is lossy).
-func near(_ a: [UInt8], _ b: [UInt8], _ tolerance: Int = 40) -> Bool {
-    a.count >= b.count && zip(a, b).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
-}
-
 func request(_ query: String) throws -> ThumbRequest {
     try ThumbRequest.parse(query: "src=x&" + query, limits: RequestLimits())
 }

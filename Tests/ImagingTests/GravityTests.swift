@@ -1,5 +1,6 @@
 import Core
 import Imaging
+import TestSupport
 import Testing
 
 /// Which region each gravity keeps and where pad places, by the colours of the output.

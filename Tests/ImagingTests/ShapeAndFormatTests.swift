@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import TestSupport
 import Testing
 
 @Suite struct ShapeTests {

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import TestSupport
 import Testing
 
 /// Orientation, colour, sizes against the plan, and sources that are not images.
