@@ -22,23 +22,21 @@ public struct RequestContext: Sendable {
     public let stats: ServerStats
 }
 
-/// Live figures of the server, readable from any thread.
-///
-/// `@unchecked Sendable`: the atomics are thread-safe; `pool` is set once, before the
-/// server runs, and WorkerPool is itself thread-safe.
-public final class ServerStats: @unchecked Sendable {
+/// Live figures of the server, readable from any thread: atomics, and the pool (itself
+/// thread-safe) behind a Mutex, set once before the server runs.
+public final class ServerStats: Sendable {
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
     let refusedConnections = Atomic<Int>(0)
     let acceptPauses = Atomic<Int>(0)
-    var pool: WorkerPool?
+    let pool = Mutex<WorkerPool?>(nil)
 
     public init() {}
 
     public var connections: Int { openConnections.load(ordering: .relaxed) }
     /// Jobs waiting for a worker.
-    public var queueDepth: Int { pool?.queued ?? 0 }
-    public var workersBusy: Int { pool?.busy ?? 0 }
+    public var queueDepth: Int { pool.withLock { $0 }?.queued ?? 0 }
+    public var workersBusy: Int { pool.withLock { $0 }?.busy ?? 0 }
     public var isDraining: Bool { draining.load(ordering: .relaxed) }
     /// Connections refused for `maxConnections`.
     public var refused: Int { refusedConnections.load(ordering: .relaxed) }

@@ -45,7 +45,7 @@ public final class HTTPServer: @unchecked Sendable {
             sink.completions.list.withLock { $0.append((ticket.connection, response)) }
             EventLoop.poke(sink.wakeFD)
         }
-        stats.pool = pool
+        stats.pool.withLock { $0 = pool }
         for (i, fd) in fds.enumerated() {
             loops.append(
                 try EventLoop(index: i, server: self, sink: sinks[i], listenFD: fd, signalFD: i == 0 ? signalFD : nil))

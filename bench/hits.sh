@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Cache hits beside nginx, before and after a change, in one run: nginx serving the very
+# bytes of Aspect's cached 300×225 thumbnail of big.jpg as a static file, this checkout's
+# Aspect serving them as X-Cache: HIT, and (with BEFORE_REF) the same service built from
+# an earlier commit. wrk -t2 -c64 keep-alive, rounds alternating the servers, medians.
+#
+#   bash bench/hits.sh
+#   BEFORE_REF=20caf80 bash bench/hits.sh
+# Env: ROUNDS (5), DURATION (10s), CONNS (64), BEFORE_REF (a commit to build beside).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-64}"
+PEERS="$(cd ../shared/peers && pwd)"
+bash scripts/setup.sh
+. "$PEERS/common.sh"
+need_apt wrk curl nginx-light
+swift build -c release --product aspect >/dev/null
+NEW="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
+out=$(mktemp -d); echo "raw output: $out" >&2
+BEFORE=""
+if [ -n "${BEFORE_REF:-}" ]; then
+  git worktree add -q --detach "$out/before-src" "$BEFORE_REF"
+  (cd "$out/before-src" && swift build -c release --product aspect >/dev/null)
+  BEFORE="$out/before-src/.build/release/aspect"
+fi
+[ -f "$THUMBS/big.jpg" ] || "$PEERS/make-corpus.sh" >/dev/null
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
+  stop_pidfile "$RUN/nginx-static.pid"
+  [ -z "$BEFORE" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+PATH_Q="/thumb?src=big.jpg&w=300&h=225&mode=fill&format=jpeg&q=80"
+start_aspect() {  # name binary port folder (its config.json is the build's own)
+  env -C "$4" ASPECT_LOG_ACCESS=false setsid "$2" serve --port "$3" --images "$IMAGES" --cache-dir "$out/cache-$1" \
+    >/dev/null 2>"$out/aspect-$1.log" &
+  pids+=($!)
+  wait_http "http://127.0.0.1:$3/healthz" 30
+  curl -s -o "$out/hit-$1.jpg" "http://127.0.0.1:$3$PATH_Q"
+  [ "$(curl -s -D - -o /dev/null "http://127.0.0.1:$3$PATH_Q" | tr -d '\r' | awk -F': ' '/^X-Cache/{print $2}')" = HIT ]
+}
+targets=()
+start_aspect after "$NEW" 18190 "$PWD"
+targets+=("Aspect, this checkout|http://127.0.0.1:18190$PATH_Q")
+if [ -n "$BEFORE" ]; then
+  start_aspect before "$BEFORE" 18191 "$out/before-src"
+  targets+=("Aspect at $BEFORE_REF|http://127.0.0.1:18191$PATH_Q")
+  cmp -s "$out/hit-after.jpg" "$out/hit-before.jpg" || echo "note: the two builds' thumbnails differ in bytes" >&2
+fi
+# nginx serves the same bytes Aspect serves.
+cp "$out/hit-after.jpg" "$THUMBS/aspect-hit.jpg"
+"$PEERS/start-nginx-static.sh" >&2
+targets=("nginx, the same bytes as a static file|http://127.0.0.1:$NGINX_STATIC_PORT/aspect-hit.jpg" "${targets[@]}")
+for r in $(seq "$ROUNDS"); do
+  for i in "${!targets[@]}"; do
+    wrk -t2 -c"$CONNS" -d"$DURATION" --latency "${targets[$i]#*|}" > "$out/wrk-$i-$r.txt"
+  done
+done
+echo "### Cache hits: $(stat -c %s "$out/hit-after.jpg")-byte thumbnail, wrk -t2 -c$CONNS, $ROUNDS alternating rounds of $DURATION, medians"
+echo
+python3 - "$out" "$ROUNDS" "${#targets[@]}" "${targets[@]}" <<'PY'
+import re, statistics, sys
+out, rounds, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+names = [t.split("|")[0] for t in sys.argv[4:4 + n]]
+def ms(v):
+    m = re.match(r"([\d.]+)(us|ms|s)", v); x = float(m.group(1))
+    return x / 1000 if m.group(2) == "us" else x * 1000 if m.group(2) == "s" else x
+rows = []
+for i in range(n):
+    rps, p99, errs = [], [], 0
+    for r in range(1, rounds + 1):
+        t = open(f"{out}/wrk-{i}-{r}.txt").read()
+        rps.append(float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1)))
+        p99.append(ms(re.search(r"^\s+99%\s+(\S+)", t, re.M).group(1)))
+        e = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+        errs += int(e.group(1)) if e else 0
+    rows.append((names[i], statistics.median(rps), min(rps), max(rps), statistics.median(p99), errs))
+print("| server | req/s (median) | range | p99 ms | non-2xx | vs nginx |")
+print("|---|---:|---:|---:|---:|---:|")
+for name, rps, lo, hi, p99, errs in rows:
+    print(f"| {name} | {rps:,.0f} | {lo:,.0f}–{hi:,.0f} | {p99:.2f} | {errs} | {rps / rows[0][1]:.2f}× |")
+PY
