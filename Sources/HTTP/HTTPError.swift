@@ -20,7 +20,7 @@ public struct HTTPError: Error, Sendable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
+    public static func badRequest(_ message: String) -> HTTPError { HTTPError(400, "bad_request", message) }
 
     /// The bytes received cannot begin an HTTP/1.x request (TLS, binary, bare CRs).
     public static let notHTTP = HTTPError(

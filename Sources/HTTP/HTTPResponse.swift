@@ -64,7 +64,12 @@ public struct HTTPResponse: Sendable {
 
     /// Appends the head to `out`, so a connection can reuse one buffer for every response.
     public func writeHead(into out: inout [UInt8], date: String, keepAlive: Bool) {
-        func add(_ s: String) { out.append(contentsOf: s.utf8) }
+        // A native string's bytes are copied at once; the per-byte append is the fallback.
+        func add(_ s: String) {
+            if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: s.utf8)
+            }
+        }
         add("HTTP/1.1 ")
         add(String(status))
         out.append(0x20)

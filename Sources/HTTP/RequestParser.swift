@@ -326,33 +326,44 @@ enum Token {
 /// (`http://host/path?query`) or `*`.
 enum Target {
     static func parse(_ target: String) -> Swift.Result<(path: String, query: String), HTTPError> {
-        // On UTF-8 bytes throughout: the target is ASCII (the request line allows no other
-        // byte), and Character-wise Substring work costs more than the rest of the request.
-        var bytes = Substring(target).utf8[...]
-        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes = bytes[..<hash] }
-        if bytes.elementsEqual("*".utf8) { return .success(("*", "")) }
+        var target = target
+        return target.withUTF8 { parse(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// On the target's bytes, found with memchr: it is ASCII (the request line allows no
+    /// other byte), and it is on every request's path.
+    private static func parse(bytes all: UnsafeRawBufferPointer)
+        -> Swift.Result<(path: String, query: String), HTTPError>
+    {
+        func find(_ byte: UInt8, _ b: UnsafeRawBufferPointer) -> Int? {
+            guard let base = b.baseAddress, let hit = memchr(base, Int32(byte), b.count) else { return nil }
+            return UnsafeRawPointer(hit) - base
+        }
+        var bytes = all
+        if let hash = find(UInt8(ascii: "#"), bytes) { bytes = UnsafeRawBufferPointer(rebasing: bytes[..<hash]) }
+        if bytes.count == 1, bytes[0] == UInt8(ascii: "*") { return .success(("*", "")) }
         if bytes.first != UInt8(ascii: "/") {
             let lower = String(decoding: bytes.prefix(8), as: UTF8.self).lowercased()
             let scheme = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
             guard scheme > 0 else { return .failure(.badRequest("the request target must start with '/'")) }
-            let afterScheme = bytes.dropFirst(scheme)
+            let afterScheme = UnsafeRawBufferPointer(rebasing: bytes[scheme...])
             guard let start = afterScheme.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
             else { return .success(("/", "")) }
-            bytes = afterScheme[start...]
+            bytes = UnsafeRawBufferPointer(rebasing: afterScheme[start...])
         }
-        let path: Substring.UTF8View.SubSequence
-        let query: Substring.UTF8View.SubSequence
-        if let q = bytes.firstIndex(of: UInt8(ascii: "?")) {
-            path = bytes[..<q]
-            query = bytes[bytes.index(after: q)...]
+        let path: UnsafeRawBufferPointer
+        let query: UnsafeRawBufferPointer
+        if let q = find(UInt8(ascii: "?"), bytes) {
+            path = UnsafeRawBufferPointer(rebasing: bytes[..<q])
+            query = UnsafeRawBufferPointer(rebasing: bytes[(q + 1)...])
         } else {
-            (path, query) = (bytes, bytes[bytes.endIndex...])
+            (path, query) = (bytes, UnsafeRawBufferPointer(start: nil, count: 0))
         }
-        let decodedPath = path.isEmpty ? "/" : percentDecode(Substring(path))
+        let decodedPath = path.isEmpty ? "/" : percentDecode(Substring(String(decoding: path, as: UTF8.self)))
         guard let decoded = decodedPath, !decoded.utf8.contains(0) else {
             return .failure(.badRequest("the request path has a broken percent escape"))
         }
-        return .success((decoded, String(Substring(query))))
+        return .success((decoded, String(decoding: query, as: UTF8.self)))
     }
 
     static func percentDecode(_ s: Substring) -> String? {

@@ -29,6 +29,10 @@ final class Connection {
     var response: HTTPResponse?
     /// The loop is inside `parse` for this connection.
     var parsing = false
+    /// In the loop's table; false once closed.
+    var isOpen = true
+    /// What the parser reported, until it is written.
+    var parseError: HTTPError?
     var inFlight: InFlight?
     /// The epoll events asked for now.
     var interest: ConnectionStateMachine.Interest = []

@@ -64,10 +64,22 @@ struct ConnectionStateMachine: Sendable {
         /// Write the response at hand (the handler's or a worker's).
         case write(keepAlive: Bool, isHead: Bool)
         /// Write this error, with `Connection: close` unless `keepAlive`.
-        case writeError(HTTPError, keepAlive: Bool)
+        case writeError(Refusal, keepAlive: Bool)
         /// Shut down the writing side and go on reading (lingering close).
         case shutdownWrite
         case close
+    }
+
+    /// The answers the server gives on its own. A plain enum, so an action is a trivial
+    /// value: copying one costs nothing on the hit path. The loop turns each into its
+    /// `HTTPError` (the parser's own error, or one of `HTTPError`'s named ones).
+    enum Refusal: Sendable, Equatable {
+        /// The error the parser reported.
+        case unparsable
+        case requestTimeout
+        case tooManyConnections
+        case queueFull
+        case shuttingDown
     }
 
     /// The epoll events wanted.
@@ -93,6 +105,14 @@ struct ConnectionStateMachine: Sendable {
         deadline = now + timeouts.header
     }
 
+    /// Whether requests are read and parsed now.
+    var wantsRequest: Bool {
+        switch state {
+        case .idle, .readingHead: true
+        default: false
+        }
+    }
+
     var interest: Interest {
         switch state {
         case .idle, .readingHead, .lingering: .read
@@ -105,10 +125,10 @@ struct ConnectionStateMachine: Sendable {
     // MARK: Events
 
     /// The server is over its connection limit: this one is answered 503 and closed.
-    mutating func refused(retryAfter: Int) -> Action {
+    mutating func refused() -> Action {
         state = .writing(then: .linger)
         deadline = nil
-        return .writeError(.tooManyConnections(retryAfter: retryAfter), keepAlive: false)
+        return .writeError(.tooManyConnections, keepAlive: false)
     }
 
     /// Bytes arrived: an idle connection starts its header timeout.
@@ -148,13 +168,14 @@ struct ConnectionStateMachine: Sendable {
         }
     }
 
-    /// The bytes cannot be a request: the error is the answer, and the connection closes.
-    mutating func parseFailed(_ error: HTTPError) -> Action {
+    /// The bytes cannot be a request: the parser's error is the answer, and the
+    /// connection closes.
+    mutating func parseFailed() -> Action {
         switch state {
         case .idle, .readingHead, .routing:
             state = .writing(then: .linger)
             deadline = nil
-            return .writeError(error, keepAlive: false)
+            return .writeError(.unparsable, keepAlive: false)
         default:
             return .none
         }
@@ -174,12 +195,11 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// The pool's queue is full.
-    mutating func submitRefused(retryAfter: Int) -> Action {
+    mutating func submitRefused() -> Action {
         guard case .processing(let r) = state else { return .none }
-        let e = HTTPError.queueFull(retryAfter: retryAfter)
         let keep = r.keepAlive && !draining
         state = .writing(then: keep ? .keepAlive : .linger)
-        return .writeError(e, keepAlive: keep)
+        return .writeError(.queueFull, keepAlive: keep)
     }
 
     /// A worker finished the answer.
@@ -268,13 +288,13 @@ struct ConnectionStateMachine: Sendable {
 
     /// The drain deadline passed: a request still waiting for its answer gets a 503 that
     /// closes; anything else closes now.
-    mutating func drainDeadlinePassed(retryAfter: Int) -> Action {
+    mutating func drainDeadlinePassed() -> Action {
         draining = true
         switch state {
         case .processing, .routing, .readingHead:
             state = .writing(then: .close)
             deadline = nil
-            return .writeError(.shuttingDown(retryAfter: retryAfter), keepAlive: false)
+            return .writeError(.shuttingDown, keepAlive: false)
         case .writing:
             // An answer already going out is let finish (the loop bounds the wait), then closes.
             state = .writing(then: .close)

@@ -71,7 +71,7 @@ extension EventLoop {
             if over {
                 // Answered 503 and closed gracefully; it counts as open until then.
                 stats.refusedConnections.add(1, ordering: .relaxed)
-                perform(c.machine.refused(retryAfter: configuration.retryAfterSeconds), c)
+                perform(c.machine.refused(), c)
             }
             sync(c)
         }

@@ -194,9 +194,9 @@ final class EventLoop: @unchecked Sendable {
             let response = c.response ?? .error(500, code: "internal", message: "an internal error occurred")
             c.response = nil
             respond(c, response, keepAlive: keepAlive, isHead: isHead)
-        case .writeError(let e, let keepAlive):
+        case .writeError(let refusal, let keepAlive):
             if log.enabled, c.inFlight == nil { c.inFlight = Connection.InFlight(method: "-", target: "-", start: now) }
-            respond(c, .error(e), keepAlive: keepAlive, isHead: false)
+            respond(c, .error(error(refusal, c)), keepAlive: keepAlive, isHead: false)
         case .shutdownWrite:
             // Lingering close: the client reads the whole answer and then our FIN, rather
             // than a reset for the bytes it sent that were never read.
@@ -204,6 +204,20 @@ final class EventLoop: @unchecked Sendable {
             c.input.removeAll(keepingCapacity: true)
             c.inputStart = 0
         case .close: close(c)
+        }
+    }
+
+    /// The answer for a refusal, with this server's Retry-After.
+    private func error(_ refusal: ConnectionStateMachine.Refusal, _ c: Connection) -> HTTPError {
+        let retry = configuration.retryAfterSeconds
+        switch refusal {
+        case .unparsable:
+            defer { c.parseError = nil }
+            return c.parseError ?? .badRequest("the request cannot be parsed")
+        case .requestTimeout: return .requestTimeout
+        case .tooManyConnections: return .tooManyConnections(retryAfter: retry)
+        case .queueFull: return .queueFull(retryAfter: retry)
+        case .shuttingDown: return .shuttingDown(retryAfter: retry)
         }
     }
 
@@ -217,7 +231,7 @@ final class EventLoop: @unchecked Sendable {
             c.parsing = false
             c.compactInput()
         }
-        while c.unparsed > 0, c.machine.state == .idle || c.machine.state == .readingHead {
+        while c.unparsed > 0, c.machine.wantsRequest {
             let (consumed, result) = c.input.withUnsafeBytes { raw in
                 c.parser.parse(UnsafeRawBufferPointer(rebasing: raw[c.inputStart...]))
             }
@@ -228,7 +242,8 @@ final class EventLoop: @unchecked Sendable {
             case .failure(let e):
                 c.input.removeAll()
                 c.inputStart = 0
-                perform(c.machine.parseFailed(e), c)
+                c.parseError = e
+                perform(c.machine.parseFailed(), c)
             case .request(let head):
                 if log.enabled {
                     c.inFlight = Connection.InFlight(method: head.method, target: head.target, start: Clock.now())
@@ -256,7 +271,7 @@ final class EventLoop: @unchecked Sendable {
         guard let job = c.job else { return }
         c.job = nil
         if !server.pool.submit(WorkerPool.Ticket(loop: index, connection: c.id), job) {
-            perform(c.machine.submitRefused(retryAfter: configuration.retryAfterSeconds), c)
+            perform(c.machine.submitRefused(), c)
         }
     }
 
@@ -335,14 +350,14 @@ final class EventLoop: @unchecked Sendable {
         finalDeadline = now + Self.finalGrace
         for c in Array(connections.values) {
             c.response = nil
-            perform(c.machine.drainDeadlinePassed(retryAfter: configuration.retryAfterSeconds), c)
+            perform(c.machine.drainDeadlinePassed(), c)
             sync(c)
         }
     }
 
     /// Tells epoll and the timer queue what the machine now wants.
     func sync(_ c: Connection) {
-        guard connections[c.id] != nil else { return }
+        guard c.isOpen else { return }
         let want = c.machine.interest
         if want != c.interest {
             c.interest = want
@@ -362,7 +377,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     func close(_ c: Connection) {
-        guard connections.removeValue(forKey: c.id) != nil else { return }
+        guard c.isOpen else { return }
+        c.isOpen = false
+        connections.removeValue(forKey: c.id)
         stats.openConnections.subtract(1, ordering: .relaxed)
         c.output.clear()
         _ = clinux_epoll_ctl(epoll, 2, c.fd, 0, 0)

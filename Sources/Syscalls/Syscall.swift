@@ -18,7 +18,9 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
 /// loop that retries by itself is libvips' read callback in CVips, which runs inside libvips.
 public enum Syscall {
     /// Runs `body` until it does not fail with EINTR; a negative result becomes an error.
-    @discardableResult
+    // @inlinable, as every generic here: called across modules, an unspecialised generic
+    // costs a few hundred instructions a call on the hit path (callgrind).
+    @inlinable @discardableResult
     public static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T {
         while true {
             let r = body()
@@ -29,6 +31,7 @@ public enum Syscall {
     }
 
     /// Like `retrying`, but EAGAIN is `nil` rather than an error (non-blocking I/O).
+    @inlinable
     public static func nonBlocking<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(SystemError) -> T? {
         while true {
             let r = body()
@@ -53,6 +56,7 @@ public enum Syscall {
 /// Monotonic and wall clocks.
 public enum Clock {
     /// Nanoseconds on the monotonic clock.
+    @inlinable
     public static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
