@@ -61,6 +61,10 @@ extension Config {
         .integer(
             "cache.openFiles", 0...100_000, "cached results kept open for hits (0: opened per hit)",
             \.cache.openFiles),
+        .bytes(
+            "cache.memoryFileBytes", 0...(16 << 20),
+            "held-open results up to this size are kept in memory and sent in one write with their head (0: never)",
+            \.cache.memoryFileBytes),
         .integer(
             "cache.recheckMs", 100...3_600_000, "how often a cache folder that cannot be used is tried again, in ms",
             \.cache.recheckMs),

@@ -52,6 +52,9 @@ public struct Config: Equatable, Sendable {
         public var maxBytes: Int64 = 1 << 30
         /// Results kept open for hits, so a hit costs no open(2) or close(2).
         public var openFiles = 1000
+        /// Held-open results up to this size are held in memory too, and sent with their
+        /// head in one write (at most `openFiles` × this much memory).
+        public var memoryFileBytes: Int64 = 32 << 10
         /// How often a cache folder that cannot be used (full, not writable) is tried again.
         public var recheckMs = 10_000
     }

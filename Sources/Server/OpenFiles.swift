@@ -1,5 +1,7 @@
+import Glibc
 import HTTP
 import Synchronization
+import Syscalls
 
 /// Cached results held open for hits, by key: a hit then costs neither open(2) nor
 /// close(2), and one descriptor serves every response for that key at once (sendfile
@@ -7,6 +9,8 @@ import Synchronization
 /// descriptor is dropped then; a response still sending keeps its own reference.
 final class OpenFiles: Sendable {
     let capacity: Int
+    /// Files up to this size are also held in memory (`cache.memoryFileBytes`).
+    let keepBytes: Int
     private let files = Mutex<Table>(Table())
 
     struct Table {
@@ -15,14 +19,42 @@ final class OpenFiles: Sendable {
         var removals: UInt64 = 0
     }
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, keepBytes: Int = 0) {
+        self.capacity = capacity
+        self.keepBytes = keepBytes
+    }
+
+    /// Opens `path`, with its bytes when it is at most `keepBytes` long. The cache's files
+    /// never change once in place, so bytes read now stay the file's.
+    private func open(_ path: String) -> OpenFile? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard keepBytes > 0, fstat(fd, &st) == 0, st.st_size > 0, Int(st.st_size) <= keepBytes else {
+            return OpenFile(fd: fd)
+        }
+        let size = Int(st.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { raw in
+                (try? Syscall.retrying("pread") {
+                    pread(fd, raw.baseAddress?.advanced(by: done), size - done, off_t(done))
+                }) ?? 0
+            }
+            // Short (it cannot be, unless the file is damaged): served by sendfile instead.
+            guard n > 0 else { return OpenFile(fd: fd) }
+            done += n
+        }
+        return OpenFile(fd: fd, contents: bytes)
+    }
 
     /// The open file for `hex`, opened from `path` on first use; nil when it cannot be opened.
     func file(_ hex: String, path: @autoclosure () -> String) -> OpenFile? {
-        if capacity == 0 { return OpenFile.open(path()) }
+        if capacity == 0 { return open(path()) }
         let (held, removals) = files.withLock { ($0.byKey[hex], $0.removals) }
         if let held { return held }
-        guard let f = OpenFile.open(path()) else { return nil }
+        guard let f = open(path()) else { return nil }
         files.withLock { t in
             // An eviction meanwhile may have unlinked this very file: serve it this once
             // (its bytes are whole), but do not keep it.

@@ -35,7 +35,7 @@ enum ServeCommand {
         // over a 300 s soak. Two arenas kept it flat (BENCHMARKS: Soak).
         clinux_limit_malloc_arenas(2)
         raiseDescriptorLimit(config)
-        let openFiles = OpenFiles(capacity: config.cache.openFiles)
+        let openFiles = OpenFiles(capacity: config.cache.openFiles, keepBytes: Int(config.cache.memoryFileBytes))
         let cache = DiskCache(
             dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs
         ) { openFiles.remove($0) }

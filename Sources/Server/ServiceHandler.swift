@@ -169,9 +169,12 @@ struct ServiceHandler: HTTPHandler {
         var h = headers
         h.append("Content-Type", hit.format.mimeType)
         h.append("X-Cache", "HIT")
-        return .respond(
-            HTTPResponse(
-                status: 200, headers: h, body: .file(file, offset: 0, length: hit.size), logNote: "cache=HIT"))
+        // A small result held in memory goes out with its head in one write.
+        let body: HTTPResponse.Body =
+            if let bytes = file.contents, Int64(bytes.count) == hit.size { .bytes(bytes) } else {
+                .file(file, offset: 0, length: hit.size)
+            }
+        return .respond(HTTPResponse(status: 200, headers: h, body: body, logNote: "cache=HIT"))
     }
 
     private func commonHeaders(_ key: CacheKey, auto: Bool) -> HTTPHeaders {
