@@ -34,14 +34,17 @@ let package = Package(
         .target(
             name: "Imaging", dependencies: ["Core", "CVips"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        // The disk cache: keys by GLib's SHA-256, atomic writes, LRU eviction.
+        // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
+        // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
         .target(
-            name: "Cache", dependencies: ["Core", "CVips", "Syscalls"],
-            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        // Signed URLs: HMAC-SHA256 by GLib's GHmac over Core's canonical form.
+            name: "CGLib", cSettings: [.unsafeFlags(glibIncludes)], linkerSettings: [.linkedLibrary("glib-2.0")]),
         .target(
-            name: "Signing", dependencies: ["Core", "CVips"],
+            name: "Hashing", dependencies: ["CGLib"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        // The disk cache: keys by SHA-256, atomic writes, LRU eviction.
+        .target(name: "Cache", dependencies: ["Core", "Hashing", "Syscalls"]),
+        // Signed URLs: HMAC-SHA256 over Core's canonical form.
+        .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
@@ -59,9 +62,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
-        .testTarget(
-            name: "SigningTests", dependencies: ["Signing", "Core", "TestSupport"],
-            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+        .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),

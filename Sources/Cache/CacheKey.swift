@@ -1,4 +1,5 @@
 import Core
+import Hashing
 
 /// What names a cache entry: the canonical request, the source's identity, the output
 /// format (for `format=auto`, whether WebP was acceptable: the rest follows from the

@@ -1,10 +1,10 @@
-import CVips
 import Core
 import Foundation
+import Hashing
 
 /// SPEC's signed URLs: `sig = base64url_nopad(HMAC-SHA256(key, "/thumb?" + canonical))`,
 /// where `canonical` is every parameter as sent but `sig`, in Core's canonical form.
-/// HMAC from GLib's GHmac (linked with libvips); the comparison is constant-time.
+/// HMAC from GLib's GHmac (the Hashing target); the comparison is constant-time.
 public struct Signer: Sendable {
     private let key: [UInt8]
 
@@ -27,18 +27,7 @@ public struct Signer: Sendable {
         return diff == 0
     }
 
-    func hmac(_ message: String) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        key.withUnsafeBufferPointer { k in
-            guard let h = g_hmac_new(G_CHECKSUM_SHA256, k.baseAddress, gsize(k.count)) else { return }
-            defer { g_hmac_unref(h) }
-            let m = Array(message.utf8)
-            m.withUnsafeBufferPointer { g_hmac_update(h, $0.baseAddress, gssize($0.count)) }
-            var length = gsize(digest.count)
-            digest.withUnsafeMutableBufferPointer { g_hmac_get_digest(h, $0.baseAddress, &length) }
-        }
-        return digest
-    }
+    func hmac(_ message: String) -> [UInt8] { HMACSHA256.mac(key: key, message: Array(message.utf8)) }
 
     /// RFC 4648 §5, without padding.
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -1,0 +1,23 @@
+#include "CGLib.h"
+
+#include <glib.h>
+
+void cglib_sha256(const void *data, size_t length, uint8_t digest[32]) {
+    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+    g_checksum_update(c, data, (gssize)length);
+    gsize n = 32;
+    g_checksum_get_digest(c, digest, &n);
+    g_checksum_free(c);
+}
+
+int cglib_hmac_sha256(const void *key, size_t key_length, const void *message, size_t message_length,
+                      uint8_t digest[32]) {
+    GHmac *h = g_hmac_new(G_CHECKSUM_SHA256, key, key_length);
+    if (!h)
+        return -1;
+    g_hmac_update(h, message, (gssize)message_length);
+    gsize n = 32;
+    g_hmac_get_digest(h, digest, &n);
+    g_hmac_unref(h);
+    return 0;
+}

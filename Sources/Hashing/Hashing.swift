@@ -1,0 +1,45 @@
+internal import CGLib
+
+/// SHA-256, by GLib's GChecksum: the cache's keys.
+public enum SHA256 {
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { raw in
+            out.withUnsafeMutableBufferPointer { cglib_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+        }
+        return out
+    }
+
+    /// Lower-case hex digest of `text`'s UTF-8 bytes.
+    public static func hex(_ text: String) -> String { Hex.string(digest(Array(text.utf8))) }
+}
+
+/// HMAC-SHA256, by GLib's GHmac: signed URLs, and AWS Signature V4.
+public enum HMACSHA256 {
+    public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        let ok = key.withUnsafeBytes { k in
+            message.withUnsafeBytes { m in
+                out.withUnsafeMutableBufferPointer {
+                    cglib_hmac_sha256(k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress)
+                }
+            }
+        }
+        // GLib refuses only an unknown digest type; SHA-256 is always known.
+        return ok == 0 ? out : []
+    }
+}
+
+/// Lower-case hexadecimal.
+public enum Hex {
+    public static func string(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
