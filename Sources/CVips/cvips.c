@@ -36,31 +36,25 @@ static void on_log(const gchar *domain, GLogLevelFlags level, const gchar *messa
         log_sink(sink_level(level), domain, message);
 }
 
-static GLogWriterOutput on_structured_log(GLogLevelFlags level, const GLogField *fields, gsize n, gpointer data) {
-    (void)data;
-    const char *domain = NULL, *message = NULL;
-    for (gsize i = 0; i < n; i++) {
-        if (fields[i].length >= 0)
-            continue;  // not a C string
-        if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0)
-            domain = fields[i].value;
-        else if (strcmp(fields[i].key, "MESSAGE") == 0)
-            message = fields[i].value;
-    }
-    if (log_sink && message)
-        log_sink(sink_level(level), domain, message);
-    return G_LOG_WRITER_HANDLED;
-}
-
-void cvips_route_log(cvips_log_sink sink) {
+void cvips_route_log(cvips_log_sink sink, int include_debug) {
     static int routed;
     log_sink = sink;
     if (routed)
         return;
     routed = 1;
-    g_log_set_default_handler(on_log, NULL);
-    // GLib allows the writer to be set once per process.
-    g_log_set_writer_func(on_structured_log, NULL, NULL);
+    // Per domain and for the levels wanted only, and no writer function of ours: GLib
+    // then drops debug and info messages on its own fast path. A default handler and a
+    // writer function of ours (every level, every domain) cost 10-20% of the misses a
+    // second under concurrency, with the same instruction count: GLib's log takes a
+    // process-wide lock, and libvips logs a dozen debug lines per thumbnail.
+    GLogLevelFlags levels = G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE |
+                            G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION;
+    if (include_debug)
+        levels |= G_LOG_LEVEL_INFO | G_LOG_LEVEL_DEBUG;
+    static const char *domains[] = {"VIPS", "GLib", "GLib-GObject", "GLib-GIO", "GModule"};
+    for (size_t i = 0; i < sizeof domains / sizeof domains[0]; i++)
+        g_log_set_handler(domains[i], levels, on_log, NULL);
+    g_log_set_handler(NULL, levels, on_log, NULL);
 }
 
 typedef struct {

@@ -24,9 +24,10 @@ public enum Vips {
 
     /// Routes libvips' and GLib's log to `sink` (the service's log) instead of raw text
     /// on stderr, which would break a JSON log.
-    public static func routeLog(to sink: @escaping LogSink) {
+    /// `debug`: GLib's debug and info messages too (else GLib drops them unformatted).
+    public static func routeLog(debug: Bool = false, to sink: @escaping LogSink) {
         self.sink.withLock { $0 = sink }
-        cvips_route_log { level, domain, message in
+        let callback: cvips_log_sink = { level, domain, message in
             guard let message else { return }
             let l: Config.LogLevel =
                 switch level {
@@ -39,6 +40,7 @@ public enum Vips {
             let text = String(cString: message)
             Vips.sink.withLock { $0 }?(l, d, text)
         }
+        cvips_route_log(callback, debug ? 1 : 0)
     }
 
     /// libvips' error text since the last call, cleared. The buffer is process-wide, so

@@ -22,7 +22,9 @@ enum ServeCommand {
         // From here on every line on stderr is the event log's, in log.format: what
         // libvips and GLib say too, which would otherwise go raw to stderr.
         EventLog.configure(format: config.log.format == .json ? .json : .text, level: eventLevel(config.log.level))
-        Vips.routeLog { level, domain, message in EventLog.write(eventLevel(level), message, source: domain) }
+        Vips.routeLog(debug: config.log.level == .debug) { level, domain, message in
+            EventLog.write(eventLevel(level), message, source: domain)
+        }
         let thumbnailer: Thumbnailer
         do throws(ImagingError) {
             thumbnailer = try Thumbnailer(limits: ImagingLimits(config))

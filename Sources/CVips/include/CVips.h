@@ -15,9 +15,10 @@ int cvips_start(const char *argv0);
 /// may be NULL. Called on whichever thread logged.
 typedef void (*cvips_log_sink)(int level, const char *domain, const char *message);
 
-/// Sends GLib's log (libvips' warnings among it: both the classic and the structured
-/// API) to `sink` instead of stderr.
-void cvips_route_log(cvips_log_sink sink);
+/// Sends GLib's log of the domains VIPS, GLib, GLib-GObject, GLib-GIO, GModule and the
+/// default one (libvips' warnings among it) to `sink` instead of stderr; debug and info
+/// messages only when include_debug.
+void cvips_route_log(cvips_log_sink sink, int include_debug);
 
 /// Nanoseconds on CLOCK_MONOTONIC: the clock deadlines are set and checked on.
 unsigned long long cvips_now_ns(void);
