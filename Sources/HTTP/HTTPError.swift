@@ -26,6 +26,9 @@ public struct HTTPError: Error, Sendable, Equatable {
     public static let notHTTP = HTTPError(
         400, "bad_request", "this is an HTTP/1.1 service: the bytes received cannot start a request line")
 
+    /// Anything unforeseen; the message says no more than that.
+    public static let `internal` = HTTPError(500, "internal", "an internal error occurred")
+
     /// The request head did not arrive within the header timeout.
     public static let requestTimeout = HTTPError(408, "request_timeout", "the request head did not arrive in time")
 

@@ -191,7 +191,8 @@ final class EventLoop: @unchecked Sendable {
         case .route: route(c)
         case .submit: submit(c)
         case .write(let keepAlive, let isHead):
-            let response = c.response ?? .error(500, code: "internal", message: "an internal error occurred")
+            // The machine asks for a write only with an answer at hand; were it missing, a 500.
+            let response = c.response ?? .error(HTTPError.internal)
             c.response = nil
             respond(c, response, keepAlive: keepAlive, isHead: isHead)
         case .writeError(let refusal, let keepAlive):
