@@ -1,5 +1,6 @@
 import Glibc
 import HTTP
+import TestSupport
 import Testing
 
 @testable import HTTPServer
@@ -197,5 +198,66 @@ import Testing
         #expect(b.pause(now: 1_000, backoff: 500) == nil, "not logged again within the interval")
         #expect(b.pause(now: 2_000, backoff: 500) == nil)
         #expect(b.pause(now: AcceptBackoff.logInterval, backoff: 500) == 3, "the next line counts the pauses")
+    }
+}
+
+/// Random sequences of every event, from a seeded generator: whatever arrives in whatever
+/// order, the machine keeps its invariants. A closed connection asks for nothing more and
+/// watches nothing; a connection waiting on its client always has a deadline; a write is
+/// asked only where an answer can be written.
+@Suite struct ConnectionStateMachinePropertyTests {
+    @Test(arguments: 0..<20)
+    func invariantsHoldUnderRandomEvents(seed: Int) {
+        var g = SeededRandom(seed: UInt64(seed) &+ 1)
+        let timeouts = ConnectionStateMachine.Timeouts(header: 10, idle: 60, write: 30, linger: 5)
+        var m = ConnectionStateMachine(now: 0, timeouts: timeouts)
+        var now: UInt64 = 0
+        for step in 0..<400 {
+            now += UInt64.random(in: 0...12, using: &g)
+            let wasClosed = m.state == .closed
+            let action: ConnectionStateMachine.Action
+            switch Int.random(in: 0..<13, using: &g) {
+            case 0: action = m.bytesRead(now: now)
+            case 1: action = m.needMore(parserIdle: Bool.random(using: &g), now: now)
+            case 2: action = m.requestParsed(keepAlive: Bool.random(using: &g), isHead: Bool.random(using: &g))
+            case 3: action = m.parseFailed()
+            case 4: action = m.respondedNow()
+            case 5: action = m.routedToWork()
+            case 6: action = m.submitRefused()
+            case 7: action = m.responseReady()
+            case 8: action = m.wrote(done: Bool.random(using: &g), inputPending: Bool.random(using: &g), now: now)
+            case 9: action = m.timerFired(now: now)
+            case 10: action = m.peerClosed()
+            case 11: action = m.drainStarted()
+            default: action = Int.random(in: 0..<8, using: &g) == 0 ? m.drainDeadlinePassed() : .none
+            }
+            if wasClosed { #expect(action == .none, "seed \(seed) step \(step): \(action) after the close") }
+            switch m.state {
+            case .closed:
+                #expect(m.interest.isEmpty && m.deadline == nil, "seed \(seed) step \(step)")
+            case .idle, .readingHead, .lingering:
+                #expect(m.deadline != nil && m.interest == .read, "seed \(seed) step \(step): \(m.state)")
+            case .routing, .processing:
+                #expect(m.interest == .hangUp, "seed \(seed) step \(step)")
+            case .writing:
+                #expect(m.interest.contains(.hangUp), "seed \(seed) step \(step)")
+            }
+            switch action {
+            case .write, .writeError:
+                if case .writing = m.state {
+                } else {
+                    Issue.record("seed \(seed) step \(step): a write outside writing")
+                }
+            case .close:
+                #expect(m.state == .closed)
+            case .shutdownWrite:
+                #expect(m.state == .lingering)
+            default: break
+            }
+            // A closed machine is sent a few more events before a new connection starts.
+            if m.state == .closed, Int.random(in: 0..<4, using: &g) == 0 {
+                m = ConnectionStateMachine(now: now, timeouts: timeouts)
+            }
+        }
     }
 }
