@@ -22,8 +22,11 @@ enum ServeCommand {
         // From here on every line on stderr is the event log's, in log.format: what
         // libvips and GLib say too, which would otherwise go raw to stderr.
         EventLog.configure(format: config.log.format == .json ? .json : .text, level: eventLevel(config.log.level))
+        let repeats = RepeatFilter()
         Vips.routeLog(debug: config.log.level == .debug) { level, domain, message in
-            EventLog.write(eventLevel(level), message, source: domain)
+            if let line = repeats.pass(message, now: Clock.now()) {
+                EventLog.write(eventLevel(level), line, source: domain)
+            }
         }
         let thumbnailer: Thumbnailer
         do throws(ImagingError) {

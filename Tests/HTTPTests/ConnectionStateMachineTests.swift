@@ -261,3 +261,18 @@ import Testing
         }
     }
 }
+
+@Suite struct RepeatFilterTests {
+    @Test func aRepeatedLineIsHeldBackWithinTheWindowAndCountedAfter() {
+        let f = RepeatFilter(windowNanoseconds: 100, capacity: 4)
+        #expect(f.pass("heifload: ignoring nclx profile", now: 0) == "heifload: ignoring nclx profile")
+        for t in 1...4 { #expect(f.pass("heifload: ignoring nclx profile", now: UInt64(t)) == nil) }
+        #expect(f.pass("another", now: 5) == "another", "other lines are not held back")
+        #expect(
+            f.pass("heifload: ignoring nclx profile", now: 150)
+                == "heifload: ignoring nclx profile (and 4 more like it held back)")
+        #expect(f.pass("heifload: ignoring nclx profile", now: 151) == nil)
+        for i in 0..<10 { _ = f.pass("line \(i)", now: 200) }
+        #expect(f.pass("heifload: ignoring nclx profile", now: 201) != nil, "memory is bounded: forgotten, written")
+    }
+}
