@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "Cache", dependencies: ["Core", "Hashing", "Syscalls"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
+        // S3: AWS Signature V4 and object URLs (the bucket source builds on it).
+        .target(name: "S3", dependencies: ["Hashing"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
@@ -62,6 +64,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
+        .testTarget(name: "S3Tests", dependencies: ["S3"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
