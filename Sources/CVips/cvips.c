@@ -158,12 +158,6 @@ int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, i
     return r;
 }
 
-int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
-                                 int fail_on) {
-    return vips_thumbnail_buffer((void *)data, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                 "fail_on", fail_on, "export_profile", "srgb", NULL);
-}
-
 int cvips_icc_profile(VipsImage *in, const void **data, size_t *length) {
     if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) == 0)
         return -1;

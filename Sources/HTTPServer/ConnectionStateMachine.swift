@@ -238,14 +238,6 @@ struct ConnectionStateMachine: Sendable {
         }
     }
 
-    /// The socket would take nothing now: wait for it, within the write timeout of the
-    /// last progress.
-    mutating func writeBlocked(now: UInt64) {
-        guard case .writing = state, !blockedOnWrite else { return }
-        blockedOnWrite = true
-        deadline = now + timeouts.write
-    }
-
     /// The peer closed its side, or the connection failed.
     mutating func peerClosed() -> Action {
         guard state != .closed else { return .none }

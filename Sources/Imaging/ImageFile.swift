@@ -15,6 +15,13 @@ public struct RawImage: Equatable, Sendable {
         self.pixels = pixels
     }
 
+    /// Every pixel `colour` (its count of values is the bands).
+    public init(width: Int, height: Int, filledWith colour: [UInt8]) {
+        self.init(
+            width: width, height: height, bands: colour.count,
+            pixels: Array((0..<(width * height)).map { _ in colour }.joined()))
+    }
+
     /// The bands of the pixel at (x, y).
     public func pixel(_ x: Int, _ y: Int) -> [UInt8] {
         let i = (y * width + x) * bands

@@ -33,15 +33,13 @@ import Testing
         return try c.response()
     }
 
-    static func flat(_ c: [UInt8], _ w: Int = 64, _ h: Int = 48) -> RawImage {
-        RawImage(width: w, height: h, bands: 3, pixels: Array((0..<(w * h)).map { _ in c }.joined()))
-    }
-
     /// 1: a Display P3 JPEG, as an iPhone writes them, served in sRGB.
     @Test func aDisplayP3PhotoIsServedInSRGB() throws {
         let p3 = dir.appendingPathComponent("p3.icc")
         try Data(ICCProfileMaker.profile(ICCProfileMaker.displayP3, description: "Display P3")).write(to: p3)
-        let jpeg = try ImageFile.encode(Self.flat([200, 30, 30]), as: .jpeg, profile: .convertFromSRGB(path: p3.path))
+        let jpeg = try ImageFile.encode(
+            RawImage(width: 64, height: 48, filledWith: [200, 30, 30]), as: .jpeg,
+            profile: .convertFromSRGB(path: p3.path))
         try Data(jpeg).write(to: images.appendingPathComponent("p3.jpg"))
         let s = try serve()
         for format in ["png", "jpeg", "webp"] {
@@ -60,7 +58,8 @@ import Testing
         func folder(_ name: String, _ colour: [UInt8]) throws {
             let d = dir.appendingPathComponent(name)
             try fm.createDirectory(at: d, withIntermediateDirectories: true)
-            try Data(try ImageFile.encode(Self.flat(colour), as: .png)).write(to: d.appendingPathComponent("a.png"))
+            try Data(try ImageFile.encode(RawImage(width: 64, height: 48, filledWith: colour), as: .png)).write(
+                to: d.appendingPathComponent("a.png"))
         }
         func colour(_ port: Int) throws -> [UInt8] {
             let r = try Self.get(port, "/thumb?src=a.png&w=16&format=png")
@@ -113,7 +112,7 @@ import Testing
     /// 3: under `ulimit -n 64` with 80 connections held, accept(2) fails with EMFILE; the
     /// loops pause accepting instead of spinning, and resume when descriptors are free.
     @Test func outOfDescriptorsTheServerDoesNotSpin() throws {
-        raiseTestFileLimit(4096)
+        raiseFileLimit(4096)
         let s = try serve(["ASPECT_SERVER_ACCEPTBACKOFFMS": "100"], fileLimit: 64)
         var held: [TestClient] = []
         for _ in 0..<80 { held.append(try TestClient(port: s.port)) }
@@ -283,15 +282,6 @@ import Testing
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after ')'.
         return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-    }
-
-    func raiseTestFileLimit(_ n: rlim_t) {
-        var l = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &l)
-        if l.rlim_cur < n {
-            l.rlim_cur = min(n, l.rlim_max)
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &l)
-        }
     }
 
     func shell(_ command: String) -> Bool {

@@ -311,12 +311,3 @@ final class ManagedAtomicCounter: @unchecked Sendable {
     func add() { lock.withLock { n += 1 } }
     var value: Int { lock.withLock { n } }
 }
-
-func raiseFileLimit(_ n: UInt) {
-    var l = rlimit()
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &l)
-    if l.rlim_cur < rlim_t(n) {
-        l.rlim_cur = min(rlim_t(n), l.rlim_max)
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &l)
-    }
-}

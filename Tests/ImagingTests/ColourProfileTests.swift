@@ -15,9 +15,7 @@ import Testing
 
     /// A flat image of one colour, 64×48 (so a 32-wide thumbnail is a 2× shrink, where the
     /// two shrink-on-load rules differ for JPEG).
-    static func flat(_ c: [UInt8]) -> RawImage {
-        RawImage(width: 64, height: 48, bands: 3, pixels: Array((0..<(64 * 48)).map { _ in c }.joined()))
-    }
+    static func flat(_ c: [UInt8]) -> RawImage { RawImage(width: 64, height: 48, filledWith: c) }
 
     static let containers: [ImageFile.Container] = [.jpeg, .png, .webp]
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import S3
@@ -25,11 +26,7 @@ import Testing
 
     static let vectors: [Vector] = {
         struct Document: Decodable { let vectors: [Vector] }
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/sigv4-vectors.json")
-        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data)
-        else { return [] }
-        return doc.vectors
+        return fixture("sigv4-vectors.json", as: Document.self)?.vectors ?? []
     }()
 
     @Test func theFixtureIsThere() {

@@ -11,10 +11,6 @@ public struct SigningVector: Decodable, Sendable {
 
     public static let all: [SigningVector] = {
         struct Document: Decodable { let vectors: [SigningVector] }
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/signing-vectors.json")
-        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data)
-        else { return [] }
-        return doc.vectors
+        return fixture("signing-vectors.json", as: Document.self)?.vectors ?? []
     }()
 }

@@ -47,11 +47,6 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
                                int export_srgb);
 
-/// The thumbnail of an image in memory, the same way, every profile converted to sRGB
-/// (for tests and buffers).
-int cvips_thumbnail_buffer_force(const void *data, size_t length, VipsImage **out, int width, int height,
-                                 int fail_on);
-
 /// The embedded ICC profile, owned by the image; -1 when there is none.
 int cvips_icc_profile(VipsImage *in, const void **data, size_t *length);
 /// A copy of in that carries `data` as its ICC profile (the pixels unchanged).
