@@ -32,7 +32,7 @@ let package = Package(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         .target(
-            name: "Imaging", dependencies: ["Core", "CVips"],
+            name: "Imaging", dependencies: ["Core", "CVips", "Syscalls"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
@@ -42,11 +42,18 @@ let package = Package(
             name: "Hashing", dependencies: ["CGLib"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The disk cache: keys by SHA-256, atomic writes, LRU eviction.
-        .target(name: "Cache", dependencies: ["Core", "Hashing", "Syscalls"]),
+        .target(name: "Cache", dependencies: ["Core", "Syscalls"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         // S3: AWS Signature V4 and object URLs (the bucket source builds on it).
         .target(name: "S3", dependencies: ["Hashing"]),
+        // The service: the /thumb flow, knowing its sources, result store and renderer by
+        // protocol (Stores.swift); the executable wires the real ones.
+        .target(name: "Service", dependencies: ["Core", "HTTP", "HTTPServer", "Hashing", "Signing", "Syscalls"]),
+        // libcurl's varargs calls behind fixed-arity ones.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // The source stores: a folder, an HTTP origin, an S3 bucket, and the source cache.
+        .target(name: "Origins", dependencies: ["Core", "Service", "CCurl", "CLinux", "Hashing", "S3", "Syscalls"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
@@ -56,7 +63,9 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls"]),
         .executableTarget(
             name: "Server",
-            dependencies: ["Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls"],
+            dependencies: [
+                "Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls", "Service", "Origins",
+            ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
@@ -65,6 +74,7 @@ let package = Package(
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
+        .testTarget(name: "OriginsTests", dependencies: ["Origins", "Service", "Core", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),

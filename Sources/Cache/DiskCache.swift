@@ -94,47 +94,47 @@ public final class DiskCache: Sendable {
     }
 
     /// The entry for `key`, marked as used now; nil on a miss.
-    public func lookup(_ key: CacheKey) -> Hit? {
+    public func lookup(_ hex: String) -> Hit? {
         guard isEnabled else { return nil }
         return state.withLock { s -> Hit? in
-            guard let i = s.entries.index(forKey: key.hex) else { return nil }
+            guard let i = s.entries.index(forKey: hex) else { return nil }
             s.clock += 1
             s.entries.values[i].lastUse = s.clock
             let e = s.entries.values[i]
-            return Hit(dir: dir, hex: key.hex, format: e.format, size: e.size)
+            return Hit(dir: dir, hex: hex, format: e.format, size: e.size)
         }
     }
 
     /// Forgets an entry whose file has gone (removed by hand, say).
-    public func forget(_ key: CacheKey) {
+    public func forget(_ hex: String) {
         state.withLock { s in
-            if let e = s.entries.removeValue(forKey: key.hex) { s.total -= e.size }
+            if let e = s.entries.removeValue(forKey: hex) { s.total -= e.size }
         }
-        onRemove([key.hex])
+        onRemove([hex])
     }
 
     /// Writes an entry whole (temporary file, fsync, rename) and evicts what no longer
     /// fits. False, with nothing left behind, when it cannot be written.
     @discardableResult
-    public func store(_ key: CacheKey, _ bytes: [UInt8], format: ImageFormat) -> Bool {
+    public func store(_ hex: String, _ bytes: [UInt8], format: ImageFormat) -> Bool {
         recheck()
         guard isEnabled else { return false }
-        let shard = "\(dir)/\(key.hex.prefix(2))"
+        let shard = "\(dir)/\(hex.prefix(2))"
         mkdir(shard, 0o755)
-        let temp = "\(shard)/.tmp-\(key.hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
-        guard DiskCache.writeDurably(temp, bytes), rename(temp, path(key.hex, format)) == 0 else {
+        let temp = "\(shard)/.tmp-\(hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
+        guard DiskCache.writeDurably(temp, bytes), rename(temp, path(hex, format)) == 0 else {
             unlink(temp)
             return false
         }
         let doomed = state.withLock { s -> [(String, ImageFormat)] in
             s.clock += 1
-            if let old = s.entries[key.hex] { s.total -= old.size }
-            s.entries[key.hex] = Entry(format: format, size: Int64(bytes.count), lastUse: s.clock)
+            if let old = s.entries[hex] { s.total -= old.size }
+            s.entries[hex] = Entry(format: format, size: Int64(bytes.count), lastUse: s.clock)
             s.total += Int64(bytes.count)
             return evict(&s)
         }
         for (hex, f) in doomed { unlink(path(hex, f)) }
-        onRemove([key.hex] + doomed.map(\.0))
+        onRemove([hex] + doomed.map(\.0))
         return true
     }
 

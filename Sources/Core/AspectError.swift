@@ -20,6 +20,10 @@ public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupportedSource = "unsupported_source"
         /// Processing took longer than the configured limit.
         case processingTimeout = "processing_timeout"
+        /// The origin (HTTP or S3) failed: refused, reset, a 5xx, a 4xx other than 404/410.
+        case upstreamError = "upstream_error"
+        /// The origin took longer than `sources.timeoutMs`.
+        case upstreamTimeout = "upstream_timeout"
         /// Anything unforeseen.
         case internalError = "internal"
     }

@@ -31,7 +31,25 @@ extension Config {
         .integer(
             "server.acceptBackoffMs", 1...60_000, "time accepting stops when descriptors run out, in ms",
             \.server.acceptBackoffMs),
-        .string("images.root", "the folder src is relative to", allowEmpty: false, isPath: true, \.images.root),
+        ConfigKey(
+            "images.root", "where src is looked up: a folder, an http(s):// base URL or s3://BUCKET/PREFIX/",
+            isPath: true
+        ) { c, v, base in
+            guard case .string(let s) = v, !s.isEmpty, !s.utf8.contains(0) else { return "must be a non-empty string" }
+            if s.contains("://") {
+                do throws(ConfigError) {
+                    _ = try SourceRoot(s)
+                } catch {
+                    return error.message
+                }
+                c.images.root = s
+            } else {
+                c.images.root = ConfigPaths.resolve(s, against: base)
+            }
+            return nil
+        } read: {
+            $0.images.root
+        },
         ConfigKey("images.formats", "source formats decoded: a list, or names joined by commas") { c, v, _ in
             let names: [String]?
             switch v {
@@ -90,6 +108,38 @@ extension Config {
         } read: {
             $0.security.signingKey.isEmpty ? "" : "(set)"
         },
+        .integer(
+            "sources.concurrency", 1...1024, "fetches from the origin in flight at once (they hold no image worker)",
+            \.sources.concurrency),
+        .integer(
+            "sources.queueDepth", 1...1_000_000, "fetches that may wait for a slot before a request gets 503",
+            \.sources.queueDepth),
+        .integer(
+            "sources.connectTimeoutMs", 10...600_000, "time to connect to the origin, in ms",
+            \.sources.connectTimeoutMs),
+        .integer(
+            "sources.timeoutMs", 10...3_600_000, "time for one whole fetch from the origin, in ms (over: 504)",
+            \.sources.timeoutMs),
+        .integer(
+            "sources.maxRedirects", 0...20, "redirects followed, to the same scheme and host only",
+            \.sources.maxRedirects),
+        .string(
+            "sources.caFile", "PEM file of CA certificates trusted for the origin besides the system's",
+            allowEmpty: true, isPath: true, \.sources.caFile),
+        .bytes(
+            "sources.cacheMaxBytes", 0...(1 << 50),
+            "downloaded sources kept on disk under cache.dir/sources (0: none kept)", \.sources.cacheMaxBytes),
+        .integer(
+            "sources.revalidateSeconds", 0...31_536_000,
+            "how long a downloaded source is used before a conditional request checks it, in seconds",
+            \.sources.revalidateSeconds),
+        .string(
+            "s3.endpoint", "S3 endpoint URL (empty: AWS's; set for MinIO, R2, Ceph)", allowEmpty: true, \.s3.endpoint),
+        .string("s3.region", "S3 region (empty: us-east-1)", allowEmpty: true, \.s3.region),
+        .boolean("s3.pathStyle", "bucket in the URL's path rather than its host name", \.s3.pathStyle),
+        .string("s3.accessKeyId", "S3 access key id", allowEmpty: true, \.s3.accessKeyId),
+        .secret("s3.secretAccessKey", "S3 secret access key (never printed)", \.s3.secretAccessKey),
+        .secret("s3.sessionToken", "S3 session token, for temporary credentials (never printed)", \.s3.sessionToken),
         .choice("log.format", "access and event log format", \.log.format),
         .choice("log.level", "least severe event that is logged", \.log.level),
         .boolean("log.access", "one line per request on stdout", \.log.access),

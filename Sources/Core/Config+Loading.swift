@@ -37,6 +37,11 @@ extension Config {
         let cwd = sources.workingDirectory
         config.images.root = ConfigPaths.resolve(config.images.root, against: cwd)
         config.cache.dir = ConfigPaths.resolve(config.cache.dir, against: cwd)
+        // The AWS variables every S3 tool reads, under everything Aspect's own sources say.
+        for (name, variable) in Config.S3.awsVariables.reversed() {
+            guard let text = sources.environment[variable], !text.isEmpty, let key = key(name) else { continue }
+            try apply(key, .string(text), base: cwd, origin: "from \(variable)", to: &config)
+        }
 
         if let data = sources.fileContents {
             let path = sources.filePath ?? "the config file"

@@ -78,6 +78,45 @@ public struct Config: Equatable, Sendable {
         public var signingKey = ""
     }
 
+    /// Fetching from an HTTP origin or an S3 bucket (SPEC: Sources).
+    public struct Sources: Equatable, Sendable {
+        /// Fetches in flight at once; more wait, up to `queueDepth`.
+        public var concurrency = 16
+        public var queueDepth = 1000
+        public var connectTimeoutMs = 3_000
+        /// The whole fetch, head and body (imgproxy: 5 s; thumbor: 20 s).
+        public var timeoutMs = 10_000
+        /// Redirects followed, to the same scheme and host only.
+        public var maxRedirects = 3
+        /// A PEM file of CA certificates trusted besides the system's.
+        public var caFile = ""
+        /// Downloaded sources kept on disk, under `cache.dir`/sources.
+        public var cacheMaxBytes: Int64 = 1 << 30
+        /// How long a downloaded source is trusted before a conditional request checks it.
+        public var revalidateSeconds = 60
+    }
+
+    /// An S3-compatible bucket's endpoint and credentials; each falls back to the AWS
+    /// variable every S3 tool reads.
+    public struct S3: Equatable, Sendable {
+        /// Empty: AWS's regional endpoint. Set it for MinIO, Ceph, R2 and the like.
+        public var endpoint = ""
+        /// Empty: us-east-1.
+        public var region = ""
+        /// Bucket in the path (`endpoint/bucket/key`) rather than the host name.
+        public var pathStyle = false
+        public var accessKeyId = ""
+        public var secretAccessKey = ""
+        public var sessionToken = ""
+
+        /// The AWS variable each key falls back to.
+        public static let awsVariables: [(key: String, variable: String)] = [
+            ("s3.endpoint", "AWS_ENDPOINT_URL"), ("s3.region", "AWS_REGION"), ("s3.region", "AWS_DEFAULT_REGION"),
+            ("s3.accessKeyId", "AWS_ACCESS_KEY_ID"), ("s3.secretAccessKey", "AWS_SECRET_ACCESS_KEY"),
+            ("s3.sessionToken", "AWS_SESSION_TOKEN"),
+        ]
+    }
+
     public enum LogFormat: String, Sendable, CaseIterable { case text, json }
     public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         case debug, info, warn, error
@@ -108,6 +147,8 @@ public struct Config: Equatable, Sendable {
     public var limits = Limits()
     public var security = Security()
     public var log = Log()
+    public var sources = Sources()
+    public var s3 = S3()
 
     public init() {}
 

@@ -107,6 +107,19 @@ extension ConfigKey {
         }
     }
 
+    /// A string shown only as `(set)` or empty: a credential.
+    static func secret(_ name: String, _ help: String, _ path: WritableKeyPath<Config, String> & Sendable)
+        -> ConfigKey
+    {
+        ConfigKey(name, help) { c, v, _ in
+            guard case .string(let s) = v, !s.utf8.contains(0) else { return "must be a string" }
+            c[keyPath: path] = s
+            return nil
+        } read: {
+            $0[keyPath: path].isEmpty ? "" : "(set)"
+        }
+    }
+
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ help: String, _ path: WritableKeyPath<Config, E> & Sendable
     ) -> ConfigKey where E.RawValue == String {

@@ -24,7 +24,13 @@ final class Connection {
     /// The request just parsed, until the handler has routed it.
     var request: HTTPRequestHead?
     /// The work the handler gave, until it is submitted to the pool.
-    var job: WorkerPool.Job?
+    var job: Job?
+
+    /// A routed request waiting to be handed over.
+    enum Job {
+        case work(WorkerPool.Job)
+        case deferred(@Sendable (Responder) -> Void)
+    }
     /// The answer the machine will ask to write (from the handler or a worker).
     var response: HTTPResponse?
     /// The loop is inside `parse` for this connection.

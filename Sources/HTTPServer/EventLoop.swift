@@ -263,7 +263,10 @@ final class EventLoop: @unchecked Sendable {
             c.response = r
             perform(c.machine.respondedNow(), c)
         case .work(let job):
-            c.job = job
+            c.job = .work(job)
+            perform(c.machine.routedToWork(), c)
+        case .deferred(let start):
+            c.job = .deferred(start)
             perform(c.machine.routedToWork(), c)
         }
     }
@@ -271,8 +274,17 @@ final class EventLoop: @unchecked Sendable {
     private func submit(_ c: Connection) {
         guard let job = c.job else { return }
         c.job = nil
-        if !server.pool.submit(WorkerPool.Ticket(loop: index, connection: c.id), job) {
-            perform(c.machine.submitRefused(), c)
+        let ticket = WorkerPool.Ticket(loop: index, connection: c.id)
+        switch job {
+        case .work(let work):
+            if !server.pool.submit(ticket, work) { perform(c.machine.submitRefused(), c) }
+        case .deferred(let start):
+            // Answered through the same completions as the pool's, so the machine sees
+            // no difference: the request is out until `responseReady`.
+            start(
+                Responder(
+                    ticket: ticket, pool: server.pool, complete: server.pool.complete,
+                    retryAfterSeconds: configuration.retryAfterSeconds))
         }
     }
 

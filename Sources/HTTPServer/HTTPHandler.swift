@@ -13,6 +13,47 @@ public enum Route: Sendable {
     case respond(HTTPResponse)
     /// Runs on a worker thread; a full queue answers 503 instead.
     case work(@Sendable () -> HTTPResponse)
+    /// Started on the event loop, answered later from any thread through the `Responder`:
+    /// for work that waits on something other than a CPU (a network fetch), so it holds
+    /// no worker while it waits. It must not block the loop.
+    case deferred(@Sendable (Responder) -> Void)
+}
+
+/// How a deferred request is answered, once, from any thread: with a response, or with a
+/// job for the worker pool (a full queue answers 503 then, as for `Route.work`).
+public struct Responder: Sendable {
+    let ticket: WorkerPool.Ticket
+    let pool: WorkerPool
+    let complete: @Sendable (WorkerPool.Ticket, HTTPResponse) -> Void
+    let retryAfterSeconds: Int
+    /// Told each answer before it goes (a handler counting its statuses).
+    var observe: (@Sendable (HTTPResponse) -> Void)?
+
+    public func respond(_ response: HTTPResponse) {
+        observe?(response)
+        complete(ticket, response)
+    }
+
+    public func work(_ job: @escaping @Sendable () -> HTTPResponse) {
+        let observe = observe
+        let submitted = pool.submit(ticket) {
+            let response = job()
+            observe?(response)
+            return response
+        }
+        if !submitted { respond(.error(.queueFull(retryAfter: retryAfterSeconds))) }
+    }
+
+    /// This responder, with `body` told every answer it gives, after any observer before.
+    public func observing(_ body: @escaping @Sendable (HTTPResponse) -> Void) -> Responder {
+        var r = self
+        let earlier = observe
+        r.observe = { response in
+            earlier?(response)
+            body(response)
+        }
+        return r
+    }
 }
 
 /// What a handler may know of the server while it routes.

@@ -22,7 +22,7 @@ final class WorkerPool: @unchecked Sendable {
     private var stopping = false
     private let queueDepth: Int
     private let workers: Int
-    private let complete: @Sendable (Ticket, HTTPResponse) -> Void
+    let complete: @Sendable (Ticket, HTTPResponse) -> Void
 
     init(workers: Int, queueDepth: Int, complete: @escaping @Sendable (Ticket, HTTPResponse) -> Void) {
         self.queueDepth = queueDepth

@@ -1,33 +1,16 @@
 import CVips
 import Core
 import Glibc
+import Syscalls
 
-/// An open source file: the one owner of its descriptor, closed in `deinit`. libvips
-/// reads it through a source of its own per stage (`cvips_source_new`), by pread(2), so
-/// the file is read as it was opened, whatever happens to its path meanwhile.
-public final class SourceFile: Sendable {
-    public let fd: Int32
-
-    /// Takes ownership of `fd`.
-    public init(owning fd: Int32) { self.fd = fd }
-
-    /// Opens `path` read-only: a missing file or a folder is "no such source".
-    public static func open(_ path: String) throws(ImagingError) -> SourceFile {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ImagingError(
-                .open, AspectError(.notFound, "no such source image"), detail: String(cString: strerror(errno)))
+extension SourceFile {
+    /// Opens `path` for the pipeline: a missing file or a folder is "no such source".
+    static func opening(_ path: String) throws(ImagingError) -> SourceFile {
+        switch SourceFile.open(path) {
+        case .success(let f): return f
+        case .failure(let e):
+            throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: e.description)
         }
-        return SourceFile(owning: fd)
-    }
-
-    deinit { close(fd) }
-
-    /// The file's size in bytes, from fstat(2); nil when it is not a regular file.
-    var regularFileSize: Int64? {
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(st.st_size)
     }
 }
 

@@ -1,6 +1,7 @@
 import CVips
 import Core
 import Foundation
+import Syscalls
 
 /// The libvips pipeline: a source file and Core's plan in, encoded bytes out.
 /// A value with no state but its limits: any number of threads may use one at once.
@@ -23,32 +24,44 @@ public struct Thumbnailer: Sendable {
     public func thumbnail(path: String, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        try thumbnail(file: SourceFile.open(path), request: request, requestLimits: requestLimits, accept: accept)
+        try thumbnail(file: SourceFile.opening(path), request: request, requestLimits: requestLimits, accept: accept)
     }
 
-    /// Probes, plans, resolves the format and renders: the whole job for one request,
-    /// within `limits.processingTimeoutMs` from now (past it: a `timeout` error).
+    /// Probes, plans by Core's rules, resolves the format and renders: the whole job for
+    /// one request, within `limits.processingTimeoutMs` from now (past it: a `timeout` error).
     public func thumbnail(file: SourceFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
+        throws(ImagingError) -> Rendered
+    {
+        try render(file: file) { source throws(AspectError) in
+            try RenderOrder.plan(request, source: source, limits: requestLimits, accept: accept)
+        }
+    }
+
+    /// Reads the header and checks the limits, asks `order` what to make of a source so
+    /// described (the planner's answer; its error is the header stage's), and renders it:
+    /// within `limits.processingTimeoutMs` from now, the header read included.
+    public func render(file: SourceFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
         let source = try probe(file: file, deadline: deadline)
-        let plan: Plan
+        let wanted: RenderOrder
         do throws(AspectError) {
-            plan = try Geometry.plan(source: source.size, request: request, limits: requestLimits)
+            wanted = try order(
+                SourceDescription(
+                    size: source.size, hasAlpha: source.hasAlpha, format: source.format, bytes: source.bytes))
         } catch {
             throw ImagingError(.header, error)
         }
-        let format = request.format.resolve(
-            accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
         let bytes = try render(
-            file: file, source: source, plan: plan, format: format, quality: request.quality, deadline: deadline)
-        return Rendered(bytes: bytes, format: format, plan: plan)
+            file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+            deadline: deadline)
+        return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
     }
 
     /// Reads what the file's header says and checks the limits, decoding no pixels.
     public func probe(path: String) throws(ImagingError) -> SourceInfo {
-        try probe(file: SourceFile.open(path), deadline: .none)
+        try probe(file: SourceFile.opening(path), deadline: .none)
     }
 
     func probe(file: SourceFile, deadline: Deadline) throws(ImagingError) -> SourceInfo {

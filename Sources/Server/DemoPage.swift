@@ -2,6 +2,7 @@ import Core
 import Foundation
 import HTTP
 import Imaging
+import Origins
 import Signing
 
 /// The demo page at `/` (`http.demoPage`): the image root's first images in every mode

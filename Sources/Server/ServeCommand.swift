@@ -2,8 +2,11 @@ import CLinux
 import Cache
 import Core
 import Foundation
+import HTTP
 import HTTPServer
 import Imaging
+import Origins
+import Service
 import Signing
 import Syscalls
 
@@ -47,15 +50,25 @@ enum ServeCommand {
         if let problem = cache.problem {
             log(.warning, "serving uncached: \(problem)")
         }
+        let sources = SourceStores.make(config)
+        if let problem = sources.readinessProblem() { log(.warning, problem) }
+        if let remote = sources as? RemoteSource, let problem = remote.cacheProblem {
+            log(.warning, "downloads are not kept: \(problem)")
+        }
+        let signer = config.signingEnabled ? Signer(key: config.security.signingKey) : nil
+        var demoPage: (@Sendable () -> HTTPResponse)?
+        if config.http.demoPage, let root = sources as? ImageRoot {
+            let limits = config.requestLimits
+            demoPage = { DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer) }
+        }
         let server: HTTPServer
         do throws(SystemError) {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
-                    config: config, root: ImageRoot(config.images.root, checkIntervalMs: config.images.rootCheckMs),
-                    thumbnailer: thumbnailer, cache: cache,
-                    openFiles: openFiles,
-                    signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil))
+                    config: config, sources: sources, results: DiskResultStore(cache: cache),
+                    renderer: LibvipsRenderer(thumbnailer: thumbnailer), openFiles: openFiles, signer: signer,
+                    demoPage: demoPage))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1
@@ -64,7 +77,7 @@ enum ServeCommand {
         let figures = cache.figures
         log(
             .info,
-            "listening on http://\(config.server.host):\(server.port) (images \(config.images.root), "
+            "listening on http://\(config.server.host):\(server.port) (images \(sources.name), "
                 + "cache \(config.cache.dir): \(figures.entries) entries, \(figures.bytes) bytes)", always: true)
         server.run()
         log(.info, "stopped", always: true)

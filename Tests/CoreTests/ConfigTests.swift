@@ -72,6 +72,11 @@ import Testing
             "limits.maxDimension": "1000", "limits.maxDpr": "2.5", "limits.maxSourceBytes": "10MB",
             "limits.maxSourcePixels": "1000000", "limits.processingTimeoutMs": "500",
             "security.signingKey": "0123456789abcdef", "log.format": "json", "log.level": "debug",
+            "sources.concurrency": "4", "sources.queueDepth": "40", "sources.connectTimeoutMs": "700",
+            "sources.timeoutMs": "9000", "sources.maxRedirects": "2", "sources.caFile": "/etc/ca.pem",
+            "sources.cacheMaxBytes": "1000", "sources.revalidateSeconds": "30",
+            "s3.endpoint": "http://127.0.0.1:9000", "s3.region": "eu-west-3", "s3.pathStyle": "true",
+            "s3.accessKeyId": "AKIDEXAMPLE", "s3.secretAccessKey": "wJalrXUtnFEMI", "s3.sessionToken": "token",
         ]
         #expect(Set(values.keys) == Set(Config.keys.map(\.name)))
         let env = Dictionary(
@@ -82,10 +87,47 @@ import Testing
         #expect(rendered["limits.maxSourceBytes"] == "10000000")
         #expect(rendered["security.signingKey"] == "(set)")
         #expect(c.security.signingKey == "0123456789abcdef")
-        for key in Config.keys
-        where !["cache.maxBytes", "limits.maxSourceBytes", "security.signingKey"].contains(key.name) {
+        // Credentials are never shown, only that they are set.
+        #expect(rendered["s3.secretAccessKey"] == "(set)" && rendered["s3.sessionToken"] == "(set)")
+        #expect(c.s3.secretAccessKey == "wJalrXUtnFEMI" && c.s3.sessionToken == "token")
+        let masked = [
+            "cache.maxBytes", "limits.maxSourceBytes", "security.signingKey", "s3.secretAccessKey", "s3.sessionToken",
+        ]
+        for key in Config.keys where !masked.contains(key.name) {
             #expect(rendered[key.name] == values[key.name], "\(key.name)")
         }
+    }
+
+    /// Each s3 key falls back to the AWS variable every S3 tool reads, below Aspect's own.
+    @Test func s3KeysFallBackToTheAWSVariables() throws {
+        let aws = [
+            "AWS_ENDPOINT_URL": "http://minio:9000", "AWS_DEFAULT_REGION": "eu-north-1", "AWS_REGION": "eu-west-1",
+            "AWS_ACCESS_KEY_ID": "AKIA1", "AWS_SECRET_ACCESS_KEY": "secret1", "AWS_SESSION_TOKEN": "tok1",
+        ]
+        let c = try load(env: aws)
+        #expect(c.s3.endpoint == "http://minio:9000" && c.s3.region == "eu-west-1")
+        #expect(c.s3.accessKeyId == "AKIA1" && c.s3.secretAccessKey == "secret1" && c.s3.sessionToken == "tok1")
+        var both = aws
+        both["ASPECT_S3_ACCESSKEYID"] = "AKIA2"
+        let own = try load(file: #"{"s3": {"region": "ap-south-1"}}"#, env: both)
+        #expect(own.s3.accessKeyId == "AKIA2", "ASPECT_ over AWS_")
+        #expect(own.s3.region == "ap-south-1", "the file over AWS_")
+    }
+
+    @Test func remoteRootsAreKeptAsURLsAndCheckedAtStart() throws {
+        let http = try load(env: ["ASPECT_IMAGES_ROOT": "https://img.example.com/photos"])
+        #expect(http.images.root == "https://img.example.com/photos")
+        #expect(try SourceRoot(http.images.root) == .http(base: "https://img.example.com/photos/"))
+        #expect(try SourceRoot("s3://my-bucket/a/b") == .s3(bucket: "my-bucket", prefix: "a/b/"))
+        #expect(try SourceRoot("s3://my-bucket") == .s3(bucket: "my-bucket", prefix: ""))
+        #expect(try SourceRoot("/srv/img") == .folder("/srv/img"))
+        for bad in ["ftp://host/x/", "https:///x", "https://user:pw@host/", "s3://My_Bucket/", "https://h/x?y=1"] {
+            #expect(throws: ConfigError.self, "\(bad)") { try load(env: ["ASPECT_IMAGES_ROOT": bad]) }
+        }
+        // Each segment of src is percent-encoded: '?', '#', '%' and spaces stay in the path.
+        #expect(
+            SourceRoot.url(base: "http://o/i/", src: "a b/c?d#e%f/ü.jpg") == "http://o/i/a%20b/c%3Fd%23e%25f/%C3%BC.jpg"
+        )
     }
 
     @Test func relativePathsFollowTheirSource() throws {

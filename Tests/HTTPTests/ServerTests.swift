@@ -144,6 +144,47 @@ import Testing
         for c in busy { #expect(try c.response().status == 200) }
     }
 
+    /// A deferred request waits holding no worker: with the one worker idle, pool work is
+    /// served while ten deferred requests are still waiting, and each is answered, in order
+    /// on a keep-alive connection, when its wait ends.
+    @Test func deferredRequestsWaitWithoutHoldingAWorker() throws {
+        let s = try RunningServer {
+            $0.workers = 1
+            $0.queueDepth = 1
+        }
+        defer { s.stop() }
+        let waiting = try (0..<10).map { _ in try TestClient(port: s.port) }
+        for c in waiting { try c.send(TestClient.get("/deferred?600")) }
+        usleep(100_000)
+        let start = Date()
+        let worker = try TestClient(port: s.port)
+        try worker.send(TestClient.get("/slow?10"))
+        #expect(try worker.response().text == "slept 10")
+        #expect(Date().timeIntervalSince(start) < 0.4, "pool work is not held up by the waiting requests")
+        for c in waiting { #expect(try c.response().text == "waited 600") }
+        // Keep-alive: a second request on the same connection, then one handed to the pool.
+        try waiting[0].send(TestClient.get("/deferred?10") + TestClient.get("/deferred?10&then=work"))
+        #expect(try waiting[0].response().text == "waited 10")
+        #expect(try waiting[0].response().text == "waited 10, then worked")
+    }
+
+    /// Work handed over by a deferred request meets the same bound as any: 503 when full.
+    @Test func deferredWorkMeetsAFullQueueWith503() throws {
+        let s = try RunningServer {
+            $0.workers = 1
+            $0.queueDepth = 1
+        }
+        defer { s.stop() }
+        let busy = try (0..<2).map { _ in try TestClient(port: s.port) }
+        for c in busy { try c.send(TestClient.get("/slow?800")) }
+        usleep(200_000)
+        let late = try TestClient(port: s.port)
+        try late.send(TestClient.get("/deferred?10&then=work"))
+        let r = try late.response()
+        #expect(r.status == 503 && r.headers["retry-after"] == "1")
+        for c in busy { #expect(try c.response().status == 200) }
+    }
+
     @Test func aDribblingClientGets408WhileOthersAreServed() throws {
         let s = try RunningServer { $0.headerTimeoutMs = 600 }
         defer { s.stop() }

@@ -129,6 +129,22 @@ public struct TestHandler: HTTPHandler {
                 usleep(UInt32(ms * 1000))
                 return .text(200, "slept \(ms)")
             }
+        case "/deferred":
+            // Answered from another thread after `ms`, holding no worker meanwhile; with
+            // `then=work`, handed to the pool after the wait.
+            let (ms, thenWork) = (
+                Int(request.query.split(separator: "&").first ?? "") ?? 100, request.query.hasSuffix("then=work")
+            )
+            return .deferred { responder in
+                Thread {
+                    usleep(UInt32(ms * 1000))
+                    if thenWork {
+                        responder.work { .text(200, "waited \(ms), then worked") }
+                    } else {
+                        responder.respond(.text(200, "waited \(ms)"))
+                    }
+                }.start()
+            }
         case "/file":
             guard let file = OpenFile.open(request.query) else {
                 return .respond(.error(404, code: "not_found", message: "no file"))

@@ -7,7 +7,7 @@ import Syscalls
 /// close(2), and one descriptor serves every response for that key at once (sendfile
 /// reads from an explicit offset). The disk cache says when a key's file goes, and its
 /// descriptor is dropped then; a response still sending keeps its own reference.
-final class OpenFiles: Sendable {
+public final class OpenFiles: Sendable {
     let capacity: Int
     /// Files up to this size are also held in memory (`cache.memoryFileBytes`).
     let keepBytes: Int
@@ -19,7 +19,7 @@ final class OpenFiles: Sendable {
         var removals: UInt64 = 0
     }
 
-    init(capacity: Int, keepBytes: Int = 0) {
+    public init(capacity: Int, keepBytes: Int = 0) {
         self.capacity = capacity
         self.keepBytes = keepBytes
     }
@@ -66,7 +66,7 @@ final class OpenFiles: Sendable {
         return f
     }
 
-    func remove(_ hexes: [String]) {
+    public func remove(_ hexes: [String]) {
         guard capacity > 0 else { return }
         files.withLock { t in
             t.removals += 1

@@ -1,28 +1,46 @@
-import Cache
 import Core
 import Foundation
-import Glibc
 import HTTP
 import HTTPServer
-import Imaging
 import Signing
+import Syscalls
 
-/// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`, and the demo page `/`.
-struct ServiceHandler: HTTPHandler {
+/// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`, and the demo page
+/// `/`. It owns the flow of `/thumb` (parse, check the signature, the source's identity,
+/// the key, the result store, the plan, the render) and knows its sources, its result
+/// store and its renderer only by protocol.
+public struct ServiceHandler: HTTPHandler {
     let config: Config
-    /// Every source's real path must be under it.
-    let root: ImageRoot
-    let thumbnailer: Thumbnailer
-    let cache: DiskCache
-    /// The cache's files held open for hits.
+    let sources: any SourceStore
+    let results: any ResultStore
+    let renderer: any Renderer
+    /// The result store's files held open for hits.
     let openFiles: OpenFiles
     /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
     let signer: Signer?
+    /// The page at `/` when `http.demoPage` is on; it runs on a worker.
+    let demoPage: (@Sendable () -> HTTPResponse)?
     let metrics = Metrics()
-    let coalescer = Coalescer<Result<Rendered, ImagingError>>()
+    let coalescer = Coalescer<Result<Rendered, ServiceFailure>>()
     /// Recently seen request targets and their keys, so a repeated URL skips parsing,
     /// the canonical form and the hash on its way to a cache hit.
     let recent = RecentKeys()
+    /// Where fetches from a remote origin wait: not on the image workers.
+    let fetches: FetchPool
+
+    public init(
+        config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
+        openFiles: OpenFiles, signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil
+    ) {
+        self.config = config
+        self.sources = sources
+        self.results = results
+        self.renderer = renderer
+        self.openFiles = openFiles
+        self.signer = signer
+        self.demoPage = demoPage
+        fetches = FetchPool(threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
+    }
 
     /// What a render leaves for every request waiting on it.
     struct Rendered: Sendable {
@@ -30,7 +48,7 @@ struct ServiceHandler: HTTPHandler {
         var format: ImageFormat
     }
 
-    func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
+    public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
         guard request.method == "GET" || request.method == "HEAD" else {
             var r = HTTPResponse.error(
                 405, code: AspectError.Code.methodNotAllowed.rawValue,
@@ -48,51 +66,49 @@ struct ServiceHandler: HTTPHandler {
                 .metrics,
                 .respond(
                     .text(
-                        200, metrics.exposition(cache: cache, server: context.stats),
+                        200, metrics.exposition(results: results, fetches: sources.fetchMetrics, server: context.stats),
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
             return counted(.thumb, thumb(request))
-        case "/" where config.http.demoPage:
+        case "/" where demoPage != nil:
             // It reads the images' headers: work for the pool, not the loop.
-            let (root, thumbnailer, limits, signer) = (root, thumbnailer, config.requestLimits, signer)
-            return counted(
-                .demo, .work { DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer) })
+            guard let demoPage else { break }
+            return counted(.demo, .work(demoPage))
         default:
-            return counted(
-                .other,
-                .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
+            break
         }
+        return counted(
+            .other, .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
     }
 
-    /// Counts the answer by route and status, now or when the work is done.
+    /// Counts the answer by route and status, now or when it is given.
     private func counted(_ route: Metrics.RouteLabel, _ r: Route) -> Route {
+        let metrics = metrics
         switch r {
         case .respond(let response):
             metrics.request(route: route, status: response.status)
             return r
         case .work(let job):
-            let metrics = metrics
             return .work {
                 let response = job()
                 metrics.request(route: route, status: response.status)
                 return response
             }
+        case .deferred(let start):
+            return .deferred { responder in
+                start(responder.observing { metrics.request(route: route, status: $0.status) })
+            }
         }
     }
 
-    /// 200 once the image root can be read; 503 while draining. The root's path is
-    /// resolved anew for each probe, so a root that was swapped or went away is told as it
-    /// is now. A cache that cannot be used does not make the service unready: it serves
+    /// 200 once sources can be served; 503 while draining or while the source store says
+    /// it cannot serve (a folder root gone). A remote origin's health is not asked. A
+    /// result store that cannot be used does not make the service unready: it serves
     /// uncached, and says so here.
     private func readiness(_ context: RequestContext) -> HTTPResponse {
         if context.draining { return .text(503, "draining\n") }
-        if let problem = root.refresh(force: true).problem {
-            return .text(503, "not ready: images.root \(config.images.root) cannot be used: \(problem)\n")
-        }
-        guard access(config.images.root, R_OK | X_OK) == 0 else {
-            return .text(503, "not ready: images.root \(config.images.root) cannot be read\n")
-        }
-        if let problem = cache.problem { return .text(200, "ready, serving uncached: \(problem)\n") }
+        if let problem = sources.readinessProblem() { return .text(503, "not ready: \(problem)\n") }
+        if let problem = results.problem { return .text(200, "ready, serving uncached: \(problem)\n") }
         return .text(200, "ready\n")
     }
 
@@ -102,7 +118,7 @@ struct ServiceHandler: HTTPHandler {
         let accept = request.headers["Accept"]
         let acceptsWebP = AcceptHeader.accepts(accept ?? "", "image/webp")
         let memoKey = RecentKeys.Target(query: request.query, acceptsWebP: acceptsWebP)
-        if let known = recent.get(memoKey), root.identity(known.source, src: known.src) == known.identity,
+        if let known = recent.get(memoKey), sources.isCurrent(known.identity),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -129,40 +145,80 @@ struct ServiceHandler: HTTPHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        let source: ImageRoot.Source
-        switch root.confine(parsed.src) {
-        case .success(let s): source = s
-        case .failure(let e): return .respond(Self.error(e))
+        let known = Known(request: request, parsed: parsed, memoKey: memoKey, accept: accept)
+        switch sources.resolve(parsed.src) {
+        case .failed(let failure):
+            return .respond(Self.error(failure))
+        case .ready(let identity):
+            sources.fetchMetrics?.sourceCache(hit: true)
+            return identified(known, identity)
+        case .needsFetch:
+            sources.fetchMetrics?.sourceCache(hit: false)
+            return fetching(known)
         }
-        guard let identity = root.identity(source, src: parsed.src) else {
-            return .respond(Self.error(AspectError(.notFound, "no such source image: \(parsed.src)")))
+    }
+
+    /// A request parsed and checked, on its way to a source identity.
+    struct Known: Sendable {
+        var request: HTTPRequestHead
+        var parsed: ThumbRequest
+        var memoKey: RecentKeys.Target
+        var accept: String?
+    }
+
+    /// The source is remote and not known current: fetched (or revalidated) on a fetch
+    /// thread, then served from the result store or handed to the image workers.
+    private func fetching(_ known: Known) -> Route {
+        let (sources, fetches) = (sources, fetches)
+        return .deferred { responder in
+            let queued = fetches.submit {
+                switch sources.fetch(known.parsed.src) {
+                case .failure(let failure):
+                    responder.respond(Self.error(failure))
+                case .success(let identity):
+                    switch identified(known, identity) {
+                    case .respond(let r): responder.respond(r)
+                    case .work(let job): responder.work(job)
+                    case .deferred(let start): start(responder)
+                    }
+                }
+            }
+            if !queued {
+                // sources.queueDepth fetches waiting already: the same 503 as a full image queue.
+                responder.respond(.error(.queueFull(retryAfter: 1)))
+            }
         }
+    }
+
+    /// The key for this version of the source: a hit, a 304, or a render.
+    private func identified(_ known: Known, _ identity: SourceIdentity) -> Route {
+        let parsed = known.parsed
         // For auto, what varies with the client is whether WebP is acceptable.
-        let formatTag = parsed.format == .auto ? (acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
+        let formatTag =
+            parsed.format == .auto ? (known.memoKey.acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
         let key = CacheKey(
             canonical: parsed.canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
         let headers = commonHeaders(key, auto: parsed.format == .auto)
-        recent.set(
-            memoKey, RecentKeys.Known(src: parsed.src, source: source, identity: identity, key: key, headers: headers))
-        if let served = serveCached(request, key: key, headers: headers) { return served }
+        recent.set(known.memoKey, RecentKeys.Known(identity: identity, key: key, headers: headers))
+        if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(
-            root: root, source: source, request: parsed, accept: accept, key: key, headers: headers,
-            limits: config.requestLimits,
-            thumbnailer: thumbnailer, cache: cache, metrics: metrics, coalescer: coalescer)
+            identity: identity, request: parsed, accept: known.accept, key: key, headers: headers,
+            limits: config.requestLimits, sources: sources, results: results, renderer: renderer, metrics: metrics,
+            coalescer: coalescer)
         return .work { job.run() }
     }
 
-    /// A 304 for a matching If-None-Match, or the cached file; nil on a miss.
+    /// A 304 for a matching If-None-Match, or the stored result; nil on a miss.
     private func serveCached(_ request: HTTPRequestHead, key: CacheKey, headers: HTTPHeaders) -> Route? {
         // Renders are deterministic, so a client holding this ETag holds these bytes,
-        // whether or not the cache still has them.
+        // whether or not the store still has them.
         if Self.matches(request.headers.values("If-None-Match"), key) {
             return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
         }
-        guard let hit = cache.lookup(key) else { return nil }
+        guard let hit = results.result(key.hex) else { return nil }
         guard let file = openFiles.file(key.hex, path: hit.path) else {
-            cache.forget(key)
+            results.drop(key.hex)
             return nil
         }
         metrics.hit()
@@ -198,43 +254,49 @@ struct ServiceHandler: HTTPHandler {
         return false
     }
 
-    static func error(_ e: AspectError) -> HTTPResponse {
+    public static func error(_ e: AspectError) -> HTTPResponse {
         // 500s say no more than that; the log has the rest.
         let message = e.code == .internalError ? "an internal error occurred" : e.message
         return .error(e.code.status, code: e.code.rawValue, message: message)
+    }
+
+    /// The public error, with the rest for the access log's note.
+    static func error(_ failure: ServiceFailure) -> HTTPResponse {
+        var r = error(failure.error)
+        if !failure.detail.isEmpty { r.logNote = "error=\(failure.stage): \(failure.detail)" }
+        return r
     }
 }
 
 /// A miss, on a worker: render once per key however many ask, store, answer.
 struct RenderJob: Sendable {
-    let root: ImageRoot
-    let source: ImageRoot.Source
+    let identity: SourceIdentity
     let request: ThumbRequest
     let accept: String?
     let key: CacheKey
     let headers: HTTPHeaders
     let limits: RequestLimits
-    let thumbnailer: Thumbnailer
-    let cache: DiskCache
+    let sources: any SourceStore
+    let results: any ResultStore
+    let renderer: any Renderer
     let metrics: Metrics
-    let coalescer: Coalescer<Result<ServiceHandler.Rendered, ImagingError>>
+    let coalescer: Coalescer<Result<ServiceHandler.Rendered, ServiceFailure>>
 
     func run() -> HTTPResponse {
-        let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ImagingError> in
+        let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ServiceFailure> in
             // A render for this key may have finished while this job waited in the queue.
-            if let hit = cache.lookup(key), let bytes = FileManager.default.contents(atPath: hit.path) {
+            if let hit = results.result(key.hex), let bytes = FileManager.default.contents(atPath: hit.path) {
                 return .success(ServiceHandler.Rendered(bytes: Array(bytes), format: hit.format))
             }
-            let start = DispatchTime.now().uptimeNanoseconds
-            do throws(ImagingError) {
-                let file: SourceFile
-                switch root.open(source, src: request.src) {
-                case .success(let f): file = f
-                case .failure(let e): throw ImagingError(.open, e)
+            let start = Clock.now()
+            do throws(ServiceFailure) {
+                let file = try sources.open(identity).get()
+                let (request, limits, accept) = (request, limits, accept)
+                let r = try renderer.render(file) { source throws(AspectError) in
+                    try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }
-                let r = try thumbnailer.thumbnail(file: file, request: request, requestLimits: limits, accept: accept)
-                metrics.rendered(seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-                cache.store(key, r.bytes, format: r.format)
+                metrics.rendered(seconds: Double(Clock.now() - start) / 1e9)
+                results.keep(key.hex, r.bytes, format: r.format)
                 return .success(ServiceHandler.Rendered(bytes: r.bytes, format: r.format))
             } catch {
                 return .failure(error)
@@ -249,10 +311,8 @@ struct RenderJob: Sendable {
             return HTTPResponse(
                 status: 200, headers: h, body: .bytes(r.bytes),
                 logNote: coalesced ? "cache=MISS coalesced" : "cache=MISS")
-        case .failure(let error):
-            var r = ServiceHandler.error(error.error)
-            if !error.detail.isEmpty { r.logNote = "error=\(error.stage.rawValue): \(error.detail)" }
-            return r
+        case .failure(let failure):
+            return ServiceHandler.error(failure)
         }
     }
 }

@@ -1,9 +1,8 @@
-import Cache
 import HTTP
 import Synchronization
 
 /// Request targets seen lately and what they resolved to. A hit here still checks the
-/// source's identity with stat(2), so an edited source is never served stale; it only
+/// source's identity (a stat(2), or the source cache's freshness), so an edited source is never served stale; it only
 /// saves parsing, the canonical form and the hash for a URL already seen.
 final class RecentKeys: Sendable {
     /// What a request's key follows from before it is parsed: its query as sent, and
@@ -14,9 +13,7 @@ final class RecentKeys: Sendable {
     }
 
     struct Known: Sendable {
-        var src: String
-        var source: ImageRoot.Source
-        var identity: CacheKey.SourceIdentity
+        var identity: SourceIdentity
         var key: CacheKey
         var headers: HTTPHeaders
     }

@@ -1,8 +1,7 @@
 import CLinux
-import Cache
 import Core
 import Glibc
-import Imaging
+import Service
 import Synchronization
 import Syscalls
 
@@ -13,15 +12,15 @@ import Syscalls
 /// refused, so a root folder renamed and replaced, or a symlink flipped atomically to a
 /// new folder (how deployments and Kubernetes volumes publish content), is followed
 /// without a restart.
-struct ImageRoot: Sendable {
+public struct ImageRoot: SourceStore {
     /// As configured.
-    let path: String
+    public let path: String
     private let tracker: Tracker
 
     /// A source inside the root: where libvips reads it, and where it lies in the root.
-    struct Source: Sendable {
-        var absolute: String
-        var relative: String
+    public struct Source: Sendable {
+        public var absolute: String
+        public var relative: String
     }
 
     /// The folder the path named when it was last resolved, open.
@@ -56,13 +55,11 @@ struct ImageRoot: Sendable {
         init(interval: UInt64) { self.interval = interval }
     }
 
-    /// Resolves and opens `path`, or warns that sources cannot be served (yet).
-    init(_ path: String, checkIntervalMs: Int = 1_000) {
+    /// Resolves and opens `path`; `readinessProblem()` says if it cannot (yet).
+    public init(_ path: String, checkIntervalMs: Int = 1_000) {
         self.path = path
         tracker = Tracker(interval: UInt64(max(0, checkIntervalMs)) * 1_000_000)
-        if let problem = refresh(force: true).problem {
-            ServeCommand.log(.warning, "images.root \(path) cannot be used: \(problem)")
-        }
+        refresh(force: true)
     }
 
     /// The folder the path names, resolved again when the interval has passed or `force`;
@@ -119,7 +116,7 @@ struct ImageRoot: Sendable {
     /// checks of Core come first; this is the check on what the path really names. A
     /// refusal is checked once more against the path resolved now, so a root swapped a
     /// moment ago is not mistaken for a source leading out of it.
-    func confine(_ src: String) -> Result<Source, AspectError> {
+    public func confine(_ src: String) -> Result<Source, AspectError> {
         let first = confine(src, in: refresh().folder)
         if case .success = first { return first }
         return confine(src, in: refresh(force: true).folder)
@@ -141,13 +138,13 @@ struct ImageRoot: Sendable {
     /// Opens a confined source for rendering, by its symlink-free real path below the open
     /// root, refusing any symlink on the way: a path swapped for a symlink after `confine`
     /// checked it is not followed out of the root (403), a file gone meanwhile is a 404.
-    func open(_ source: Source, src: String) -> Result<SourceFile, AspectError> {
+    func open(_ relative: String, src: String) -> Result<SourceFile, AspectError> {
         guard let folder = refresh().folder else {
             return .failure(AspectError(.notFound, "no such source image: \(src)"))
         }
         let file: Int32
         do throws(SystemError) {
-            file = try Self.openBeneath(folder.fd, source.relative)
+            file = try Self.openBeneath(folder.fd, relative)
         } catch {
             if error.errno == ENOENT || error.errno == ENOTDIR {
                 return .failure(AspectError(.notFound, "no such source image: \(src)"))
@@ -174,12 +171,54 @@ struct ImageRoot: Sendable {
 
     /// The source's identity from stat(2) relative to the open root; nil when it is not a
     /// regular file.
-    func identity(_ source: Source, src: String) -> CacheKey.SourceIdentity? {
+    func identity(_ relative: String, src: String) -> SourceIdentity? {
+        guard let folder = refresh().folder else { return nil }
         var st = stat()
-        let found = refresh().folder.map { fstatat($0.fd, source.relative, &st, 0) } ?? stat(source.absolute, &st)
-        guard found == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return CacheKey.SourceIdentity(
-            path: src, size: Int64(st.st_size),
+        guard fstatat(folder.fd, relative, &st, 0) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let version = CacheKey.fileVersion(
+            size: Int64(st.st_size),
             modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+        return SourceIdentity(path: src, version: version, location: relative)
+    }
+
+    // MARK: SourceStore
+
+    public var name: String { path }
+
+    public var fetchMetrics: FetchMetrics? { nil }
+
+    /// Confined by real path and stat(2)ed: a folder always knows at once.
+    public func resolve(_ src: String) -> SourceResolution {
+        switch confine(src) {
+        case .failure(let e): return .failed(ServiceFailure(e, stage: "open"))
+        case .success(let source):
+            guard let identity = identity(source.relative, src: src) else {
+                return .failed(ServiceFailure(AspectError(.notFound, "no such source image: \(src)"), stage: "open"))
+            }
+            return .ready(identity)
+        }
+    }
+
+    public func isCurrent(_ known: SourceIdentity) -> Bool {
+        identity(known.location, src: known.path) == known
+    }
+
+    public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
+        switch resolve(src) {
+        case .ready(let identity): return .success(identity)
+        case .failed(let f): return .failure(f)
+        case .needsFetch: return .failure(ServiceFailure(AspectError(.internalError, "unreachable"), stage: "open"))
+        }
+    }
+
+    public func open(_ identity: SourceIdentity) -> Result<SourceFile, ServiceFailure> {
+        open(identity.location, src: identity.path).mapError { ServiceFailure($0, stage: "open") }
+    }
+
+    /// The root's path resolved anew: a root that was swapped or went away is told as it is now.
+    public func readinessProblem() -> String? {
+        if let problem = refresh(force: true).problem { return "images.root \(path) cannot be used: \(problem)" }
+        guard access(path, R_OK | X_OK) == 0 else { return "images.root \(path) cannot be read" }
+        return nil
     }
 }

@@ -11,7 +11,8 @@ extension AspectError.Code {
         case .sourceTooLarge: 413
         case .unsupportedSource: 415
         case .internalError: 500
-        case .processingTimeout: 504
+        case .upstreamError: 502
+        case .processingTimeout, .upstreamTimeout: 504
         }
     }
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Identical work in flight is done once: the first caller for a key runs it, the others
 /// wait and get its result.
-final class Coalescer<Value: Sendable>: Sendable {
+public final class Coalescer<Value: Sendable>: Sendable {
     /// One piece of work in flight. `@unchecked Sendable`: `value` is written once under
     /// `done`'s lock before the broadcast, and read under it after.
     private final class Flight: @unchecked Sendable {
@@ -13,8 +13,10 @@ final class Coalescer<Value: Sendable>: Sendable {
 
     private let flights = Mutex<[String: Flight]>([:])
 
+    public init() {}
+
     /// The work's value, and whether it came from another caller's run.
-    func run(_ key: String, _ work: () -> Value) -> (Value, coalesced: Bool) {
+    public func run(_ key: String, _ work: () -> Value) -> (Value, coalesced: Bool) {
         let (flight, leader) = flights.withLock { map -> (Flight, Bool) in
             if let f = map[key] { return (f, false) }
             let f = Flight()

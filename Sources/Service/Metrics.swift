@@ -1,4 +1,3 @@
-import Cache
 import HTTPServer
 import Synchronization
 
@@ -55,7 +54,7 @@ final class Metrics: Sendable {
         }
     }
 
-    func exposition(cache: DiskCache?, server: ServerStats) -> String {
+    func exposition(results: any ResultStore, fetches: FetchMetrics?, server: ServerStats) -> String {
         let c = counters.withLock { $0 }
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
@@ -72,7 +71,7 @@ final class Metrics: Sendable {
         metric("aspect_requests_total", "counter", "Requests answered by the service, by route and status.", requests)
         metric("aspect_cache_hits_total", "counter", "Thumbnails served from the disk cache.", [("", "\(c.hits)")])
         metric("aspect_cache_misses_total", "counter", "Thumbnails not in the disk cache.", [("", "\(c.misses)")])
-        let figures = cache?.figures ?? (bytes: 0, entries: 0, evictions: 0)
+        let figures = results.figures
         metric(
             "aspect_cache_evictions_total", "counter", "Entries evicted to stay under cache.maxBytes.",
             [("", "\(figures.evictions)")])
@@ -99,6 +98,7 @@ final class Metrics: Sendable {
             "aspect_accept_paused_total", "counter",
             "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
             [("", "\(server.acceptsPaused)")])
+        if let fetches { out += fetches.exposition() }
         return out
     }
 }

@@ -1,8 +1,9 @@
+import Core
 import Foundation
 import Glibc
 import Testing
 
-@testable import Server
+@testable import Origins
 
 /// The window between the real-path check and the open: a source swapped for a symlink
 /// after `confine` checked it is not followed (openat2 with RESOLVE_NO_SYMLINKS).
@@ -23,7 +24,7 @@ import Testing
 
         // Checked and opened with nothing in between: the file inside.
         let a = try root.confine("a.jpg").get()
-        let opened = try root.open(a, src: "a.jpg").get()
+        let opened = try root.open(a.relative, src: "a.jpg").get()
         var buffer = [UInt8](repeating: 0, count: 16)
         #expect(read(opened.fd, &buffer, 16) == 6 && buffer.starts(with: Array("inside".utf8)))
 
@@ -35,14 +36,14 @@ import Testing
         try fm.removeItem(at: images.appendingPathComponent("sub"))
         try fm.createSymbolicLink(at: images.appendingPathComponent("sub"), withDestinationURL: outside)
         for (source, src) in [(a, "a.jpg"), (b, "sub/b.jpg")] {
-            switch root.open(source, src: src) {
+            switch root.open(source.relative, src: src) {
             case .success: Issue.record("\(src): the swapped link was followed out of the root")
             case .failure(let e): #expect(e.code == .forbiddenPath, "\(src): \(e)")
             }
         }
         // A file gone meanwhile is a 404, not a 403.
         try fm.removeItem(at: images.appendingPathComponent("a.jpg"))
-        if case .failure(let e) = root.open(a, src: "a.jpg") {
+        if case .failure(let e) = root.open(a.relative, src: "a.jpg") {
             #expect(e.code == .notFound)
         } else {
             Issue.record("a missing file opened")
@@ -59,7 +60,7 @@ import Testing
             try Data(content.utf8).write(to: dir.appendingPathComponent("\(name)/a.jpg"))
         }
         func read(_ root: ImageRoot) throws -> String {
-            let file = try root.open(try root.confine("a.jpg").get(), src: "a.jpg").get()
+            let file = try root.open(try root.confine("a.jpg").get().relative, src: "a.jpg").get()
             var buffer = [UInt8](repeating: 0, count: 16)
             let n = Glibc.read(file.fd, &buffer, 16)
             return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)

@@ -1,0 +1,120 @@
+#include "CCurl.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+int ccurl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1; }
+
+CURL *ccurl_new(void) { return curl_easy_init(); }
+
+void ccurl_free(CURL *handle) { curl_easy_cleanup(handle); }
+
+typedef struct {
+    CURL *handle;
+    int fd;
+    long long max;
+    ccurl_result *out;
+    char *error_body;
+    int error_body_size;
+    int error_body_used;
+    int write_failed;
+} sink;
+
+static size_t on_body(char *data, size_t size, size_t count, void *context) {
+    sink *s = context;
+    size_t n = size * count;
+    long status = 0;
+    curl_easy_getinfo(s->handle, CURLINFO_RESPONSE_CODE, &status);
+    if (status < 200 || status > 299) {
+        // Kept for the log (an S3 error document), dropped past the buffer.
+        int room = s->error_body_size - 1 - s->error_body_used;
+        int take = (long long)n < room ? (int)n : room;
+        if (take > 0) {
+            memcpy(s->error_body + s->error_body_used, data, take);
+            s->error_body_used += take;
+            s->error_body[s->error_body_used] = 0;
+        }
+        return n;
+    }
+    if (s->out->bytes + (long long)n > s->max) {
+        s->out->too_large = 1;
+        return 0;  // CURLE_WRITE_ERROR: libcurl stops the transfer.
+    }
+    size_t done = 0;
+    while (done < n) {
+        // The one write loop in C: it runs inside libcurl's transfer, so EINTR is retried
+        // here, as libvips' read callback does in CVips.
+        ssize_t w = write(s->fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            s->write_failed = 1;
+            return 0;
+        }
+        done += (size_t)w;
+    }
+    s->out->bytes += (long long)n;
+    return n;
+}
+
+static void copy_header(CURL *handle, const char *name, char *into, size_t size) {
+    struct curl_header *h = NULL;
+    into[0] = 0;
+    if (curl_easy_header(handle, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK && h && h->value) {
+        strncpy(into, h->value, size - 1);
+        into[size - 1] = 0;
+    }
+}
+
+void ccurl_get(CURL *handle, const char *url, const char *const *headers, int header_count, int out_fd,
+               long long max_bytes, long connect_timeout_ms, long timeout_ms, const char *ca_file,
+               char *error_body, int error_body_size, ccurl_result *out) {
+    memset(out, 0, sizeof *out);
+    out->content_length = -1;
+    if (error_body_size > 0) error_body[0] = 0;
+    curl_easy_reset(handle);  // Options go; the connection cache stays.
+
+    struct curl_slist *list = NULL;
+    for (int i = 0; i < header_count; i++) list = curl_slist_append(list, headers[i]);
+
+    sink s = {handle, out_fd, max_bytes, out, error_body, error_body_size, 0, 0};
+    curl_easy_setopt(handle, CURLOPT_URL, url);
+    curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
+    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (ca_file && ca_file[0]) {
+        // Added to the system's: the bundle named, and the system's hashed folder.
+        curl_easy_setopt(handle, CURLOPT_CAINFO, ca_file);
+        curl_easy_setopt(handle, CURLOPT_CAPATH, "/etc/ssl/certs");
+    }
+    curl_easy_setopt(handle, CURLOPT_USERAGENT, "aspect");
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, out->error);
+
+    out->code = curl_easy_perform(handle);
+    if (out->code == CURLE_FILESIZE_EXCEEDED) out->too_large = 1;
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &out->status);
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK) out->content_length = length;
+    if (out->status > 0) {
+        copy_header(handle, "ETag", out->etag, sizeof out->etag);
+        copy_header(handle, "Last-Modified", out->last_modified, sizeof out->last_modified);
+        copy_header(handle, "Content-Type", out->content_type, sizeof out->content_type);
+        char *location = NULL;
+        if (curl_easy_getinfo(handle, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
+            strncpy(out->redirect, location, sizeof out->redirect - 1);
+        }
+    }
+    if (s.write_failed && out->error[0] == 0) strncpy(out->error, "writing the source cache file failed", CURL_ERROR_SIZE - 1);
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(list);
+}

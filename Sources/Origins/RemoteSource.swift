@@ -1,0 +1,348 @@
+import CCurl
+import Core
+import Foundation
+import Glibc
+import Hashing
+import Service
+import Synchronization
+import Syscalls
+
+/// Where a remote source is fetched from: the request for a `src`, and what an error
+/// answer says (an S3 error document names its code).
+public protocol Origin: Sendable {
+    /// The base URL or bucket, for logs; never a credential.
+    var name: String { get }
+    /// The URL and the headers ("Name: value") of the GET for `src`, made now (a signature
+    /// is dated).
+    func request(_ src: String) -> (url: String, headers: [String])?
+    /// For the log: what an error answer's body says, in a few words.
+    func explain(status: Int, body: String) -> String
+}
+
+/// The limits of fetching (`sources.*`, `limits.maxSourceBytes`).
+public struct FetchSettings: Sendable {
+    public var connectTimeoutMs = 3_000
+    public var timeoutMs = 10_000
+    public var maxRedirects = 3
+    public var caFile = ""
+    public var maxBytes: Int64 = 50 << 20
+    public var revalidateSeconds = 60
+
+    public init() {}
+
+    public init(_ config: Config) {
+        connectTimeoutMs = config.sources.connectTimeoutMs
+        timeoutMs = config.sources.timeoutMs
+        maxRedirects = config.sources.maxRedirects
+        caFile = config.sources.caFile
+        maxBytes = config.limits.maxSourceBytes
+        revalidateSeconds = config.sources.revalidateSeconds
+    }
+}
+
+/// Sources behind an HTTP origin or in an S3 bucket, fetched with libcurl into the source
+/// cache. A source checked with the origin within `revalidateSeconds` is used without
+/// asking it; after that, one conditional request (If-None-Match, else If-Modified-Since)
+/// decides. Identical fetches in flight are made once.
+public final class RemoteSource: SourceStore {
+    let origin: any Origin
+    let settings: FetchSettings
+    let cache: SourceCache
+    public let metrics = FetchMetrics()
+    private let flights = Coalescer<Result<SourceIdentity, ServiceFailure>>()
+    /// libcurl handles not in use; each keeps its connections open for the next fetch.
+    private let handles = Mutex<[CurlHandle]>([])
+
+    /// A libcurl easy handle. `@unchecked Sendable`: one thread uses it at a time, taken
+    /// from and given back to `handles` under its lock.
+    struct CurlHandle: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+
+    /// `cacheDir` holds the downloaded sources, up to `cacheMaxBytes`.
+    public init(origin: any Origin, settings: FetchSettings, cacheDir: String, cacheMaxBytes: Int64) {
+        _ = RemoteSource.curlReady
+        self.origin = origin
+        self.settings = settings
+        cache = SourceCache(dir: cacheDir, maxBytes: cacheMaxBytes)
+    }
+
+    /// libcurl's global set-up, once, before any fetch thread uses it.
+    private static let curlReady: Bool = ccurl_global_init() == 0
+
+    public var name: String { origin.name }
+    public var fetchMetrics: FetchMetrics? { metrics }
+    /// A remote origin's health does not decide readiness (SPEC: Sources).
+    public func readinessProblem() -> String? { nil }
+    /// Why downloads cannot be kept, for the start-up log.
+    public var cacheProblem: String? { cache.problem }
+
+    private func fresh(_ checkedAt: UInt64, now: UInt64) -> Bool {
+        checkedAt > 0 && now &- checkedAt < UInt64(settings.revalidateSeconds) * 1_000_000_000
+    }
+
+    private func identity(_ record: SourceCache.Record) -> SourceIdentity {
+        SourceIdentity(path: record.src, version: record.version, location: cache.bodyPath(record))
+    }
+
+    public func resolve(_ src: String) -> SourceResolution {
+        guard let e = cache.entry(src), fresh(e.checkedAt, now: Clock.now()) else { return .needsFetch }
+        return .ready(identity(e.record))
+    }
+
+    public func isCurrent(_ known: SourceIdentity) -> Bool {
+        guard let e = cache.entry(known.path), fresh(e.checkedAt, now: Clock.now()) else { return false }
+        return e.record.version == known.version
+    }
+
+    public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
+        flights.run(src) { download(src) }.0
+    }
+
+    /// The version resolved, by its own file. Evicted meanwhile (a small source cache
+    /// under load): fetched again, and used if the origin still has that version.
+    public func open(_ identity: SourceIdentity) -> Result<SourceFile, ServiceFailure> {
+        if case .success(let f) = SourceFile.open(identity.location) { return .success(f) }
+        switch fetch(identity.path) {
+        case .failure(let f): return .failure(f)
+        case .success(let now) where now.version == identity.version:
+            return SourceFile.open(now.location).mapError {
+                ServiceFailure(
+                    AspectError(.internalError, "the fetched source cannot be opened"), stage: "fetch",
+                    detail: "\($0)")
+            }
+        case .success:
+            return .failure(
+                ServiceFailure(
+                    AspectError(.upstreamError, "the source changed at the origin while it was being served; retry"),
+                    stage: "fetch"))
+        }
+    }
+
+    // MARK: Fetching
+
+    private func download(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
+        let start = Clock.now()
+        metrics.started()
+        let (result, outcome, bytes) = transfer(src)
+        metrics.finished(outcome, bytes: bytes, seconds: Double(Clock.now() - start) / 1e9)
+        return result
+    }
+
+    private func failure(_ code: AspectError.Code, _ message: String, _ detail: String) -> ServiceFailure {
+        ServiceFailure(AspectError(code, message), stage: "fetch", detail: detail)
+    }
+
+    /// One fetch, redirects included: the identity, or the failure; how it ended; bytes.
+    private func transfer(_ src: String) -> (Result<SourceIdentity, ServiceFailure>, FetchMetrics.Outcome, Int64) {
+        let known = cache.entry(src)?.record
+        guard var (url, headers) = origin.request(src) else {
+            return (
+                .failure(failure(.internalError, "the source URL cannot be made", "no URL for src \(src)")), .error, 0
+            )
+        }
+        if let known {
+            if !known.etag.isEmpty {
+                headers.append("If-None-Match: \(known.etag)")
+            } else if !known.lastModified.isEmpty {
+                headers.append("If-Modified-Since: \(known.lastModified)")
+            }
+        }
+        guard let temp = cache.temporaryFile() else {
+            return (
+                .failure(
+                    failure(
+                        .internalError, "the source cannot be downloaded",
+                        "the source cache \(cache.dir) cannot be written: \(String(cString: strerror(errno)))")),
+                .error, 0
+            )
+        }
+        var kept = false
+        defer {
+            close(temp.fd)
+            if !kept { unlink(temp.path) }
+        }
+        let handle = handles.withLock { $0.popLast() } ?? ccurl_new().map(CurlHandle.init)
+        guard let handle else {
+            return (
+                .failure(failure(.internalError, "the source cannot be downloaded", "curl_easy_init failed")), .error, 0
+            )
+        }
+        defer { handles.withLock { $0.append(handle) } }
+
+        var r = ccurl_result()
+        var errorBody = [CChar](repeating: 0, count: 4096)
+        var hops = 0
+        while true {
+            ftruncate(temp.fd, 0)
+            lseek(temp.fd, 0, SEEK_SET)
+            Self.get(handle.pointer, url, headers, temp.fd, settings, &errorBody, &r)
+            let status = Int(r.status)
+            guard r.code == CURLE_OK.rawValue, [301, 302, 303, 307, 308].contains(status) else { break }
+            let next = Self.text(&r.redirect)
+            guard !next.isEmpty else { break }
+            guard Self.sameOrigin(url, next) else {
+                return (
+                    .failure(
+                        failure(
+                            .upstreamError, "the origin redirected to another host, which is not followed",
+                            "\(status) from \(Self.redacted(url)) to \(Self.redacted(next))")), .error, 0
+                )
+            }
+            hops += 1
+            guard hops <= settings.maxRedirects else {
+                return (
+                    .failure(
+                        failure(
+                            .upstreamError,
+                            "the origin redirected more than sources.maxRedirects (\(settings.maxRedirects)) times",
+                            "last redirect to \(Self.redacted(next))")), .error, 0
+                )
+            }
+            // A signed request's headers name the first URL: a redirect is followed bare.
+            url = next
+            headers = []
+        }
+        let status = Int(r.status)
+        let curlText = Self.text(&r.error)
+        if r.too_large != 0 {
+            return (
+                .failure(
+                    failure(
+                        .sourceTooLarge,
+                        "the source is over limits.maxSourceBytes (\(settings.maxBytes) bytes); the download was stopped there",
+                        "content-length \(r.content_length), \(r.bytes) bytes received")), .tooLarge, r.bytes
+            )
+        }
+        if r.code != CURLE_OK.rawValue {
+            return (
+                Self.transportFailure(Int(r.code), curlText, timeoutMs: settings.timeoutMs),
+                r.code == CURLE_OPERATION_TIMEDOUT.rawValue ? .timeout : .error, r.bytes
+            )
+        }
+        switch status {
+        case 200...299:
+            if r.content_length >= 0, r.bytes != r.content_length {
+                return (
+                    .failure(
+                        failure(
+                            .upstreamError, "the origin sent a source shorter than it announced",
+                            "\(r.bytes) of \(r.content_length) bytes")), .error, r.bytes
+                )
+            }
+            guard fsync(temp.fd) == 0 else {
+                return (
+                    .failure(
+                        failure(
+                            .internalError, "the source cannot be downloaded",
+                            "fsync: \(String(cString: strerror(errno)))")),
+                    .error, r.bytes
+                )
+            }
+            var record = SourceCache.Record(
+                src: src, etag: Self.text(&r.etag), lastModified: Self.text(&r.last_modified), bytes: r.bytes,
+                digest: "")
+            if record.etag.isEmpty, record.lastModified.isEmpty { record.digest = Self.digest(temp.path) }
+            guard cache.keep(record, body: temp.path, at: Clock.now()) else {
+                return (
+                    .failure(
+                        failure(
+                            .internalError, "the source cannot be downloaded",
+                            "the source cache \(cache.dir) cannot be written: \(String(cString: strerror(errno)))")),
+                    .error, r.bytes
+                )
+            }
+            kept = true
+            return (.success(identity(record)), .downloaded, r.bytes)
+        case 304:
+            guard let known else { break }
+            cache.confirmed(src, at: Clock.now())
+            return (.success(identity(known)), .notModified, 0)
+        case 404, 410:
+            cache.remove(src)
+            return (
+                .failure(
+                    failure(
+                        .notFound, "no such source image: \(src) (the origin answered \(status))",
+                        origin.explain(status: status, body: Self.text(&errorBody)))), .notFound, 0
+            )
+        default:
+            break
+        }
+        return (
+            .failure(
+                failure(
+                    .upstreamError, "the origin answered \(status)",
+                    origin.explain(status: status, body: Self.text(&errorBody)))), .error, 0
+        )
+    }
+
+    /// A transfer that failed below HTTP: the public words for it, and libcurl's for the log.
+    static func transportFailure(_ code: Int, _ detail: String, timeoutMs: Int) -> Result<
+        SourceIdentity, ServiceFailure
+    > {
+        let message: String
+        var kind = AspectError.Code.upstreamError
+        switch UInt32(code) {
+        case CURLE_OPERATION_TIMEDOUT.rawValue:
+            kind = .upstreamTimeout
+            message = "the origin did not answer in time (sources.timeoutMs \(timeoutMs) ms)"
+        case CURLE_COULDNT_RESOLVE_HOST.rawValue: message = "the origin's host name could not be resolved"
+        case CURLE_COULDNT_CONNECT.rawValue: message = "the origin refused the connection or cannot be reached"
+        case CURLE_PARTIAL_FILE.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_GOT_NOTHING.rawValue:
+            message = "the origin closed the connection before the whole source arrived"
+        case CURLE_PEER_FAILED_VERIFICATION.rawValue, CURLE_SSL_CONNECT_ERROR.rawValue:
+            message = "the origin's TLS certificate could not be verified"
+        case CURLE_WEIRD_SERVER_REPLY.rawValue: message = "the origin's answer is not valid HTTP"
+        default: message = "fetching the source from the origin failed"
+        }
+        return .failure(ServiceFailure(AspectError(kind, message), stage: "fetch", detail: "curl \(code): \(detail)"))
+    }
+
+    private static func get(
+        _ handle: UnsafeMutableRawPointer, _ url: String, _ headers: [String], _ fd: Int32, _ s: FetchSettings,
+        _ errorBody: inout [CChar], _ r: inout ccurl_result
+    ) {
+        let cStrings = headers.map { strdup($0) }
+        defer { for c in cStrings { free(c) } }
+        var pointers = cStrings.map { UnsafePointer($0) }
+        let size = Int32(errorBody.count)
+        errorBody.withUnsafeMutableBufferPointer { body in
+            pointers.withUnsafeMutableBufferPointer { list in
+                ccurl_get(
+                    handle, url, list.baseAddress, Int32(list.count), fd, s.maxBytes, s.connectTimeoutMs,
+                    s.timeoutMs, s.caFile.isEmpty ? nil : s.caFile, body.baseAddress, size, &r)
+            }
+        }
+    }
+
+    /// Same scheme, host and port: the only redirects followed.
+    static func sameOrigin(_ a: String, _ b: String) -> Bool {
+        guard let x = URLComponents(string: a), let y = URLComponents(string: b) else { return false }
+        return x.scheme?.lowercased() == y.scheme?.lowercased() && x.host?.lowercased() == y.host?.lowercased()
+            && x.port == y.port
+    }
+
+    /// A URL for the log: its query (a signature's) left out.
+    static func redacted(_ url: String) -> String {
+        String(url.prefix { $0 != "?" })
+    }
+
+    /// A C string in a fixed-size field of `ccurl_result`.
+    static func text<T>(_ field: inout T) -> String {
+        withUnsafeBytes(of: &field) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    static func text(_ buffer: inout [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The SHA-256 of a file, for a source the origin gave no validator for.
+    static func digest(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return Hex.string(SHA256.digest(Array(data)))
+    }
+}

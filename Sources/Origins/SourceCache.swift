@@ -1,0 +1,196 @@
+import Foundation
+import Glibc
+import Hashing
+import Synchronization
+import Syscalls
+
+/// Downloaded sources on disk: one body file per source version and a small record of
+/// what the origin said of it (ETag, Last-Modified, length). Bodies are written to a
+/// temporary file, fsynced and renamed into place, so a partial download is never used;
+/// the least recently used go past `maxBytes`; the index is rebuilt from the records on
+/// start. When a source was last checked with the origin is kept in memory only, so after
+/// a restart every source is checked once before it is used.
+final class SourceCache: Sendable {
+    /// What the origin said of one source.
+    struct Record: Codable, Sendable, Equatable {
+        var src: String
+        var etag: String
+        var lastModified: String
+        var bytes: Int64
+        /// The body's SHA-256 when the origin gave neither ETag nor Last-Modified.
+        var digest: String
+
+        /// The source's version in cache keys: its ETag, else Last-Modified and length,
+        /// else its contents' digest.
+        var version: String {
+            if !etag.isEmpty { return "etag:\(etag)" }
+            if !lastModified.isEmpty { return "last-modified:\(lastModified):\(bytes)" }
+            return "sha256:\(digest)"
+        }
+    }
+
+    struct Entry {
+        var record: Record
+        /// Monotonic nanoseconds of the last check with the origin; 0: never (since start).
+        var checkedAt: UInt64
+        var lastUse: UInt64
+    }
+
+    struct State {
+        var entries: [String: Entry] = [:]
+        var total: Int64 = 0
+        var clock: UInt64 = 0
+    }
+
+    let dir: String
+    let maxBytes: Int64
+    private let state = Mutex(State())
+    private let counter = Atomic<UInt64>(0)
+    /// Why sources cannot be kept (the folder cannot be written), or nil.
+    let problem: String?
+
+    init(dir: String, maxBytes: Int64) {
+        self.dir = dir
+        self.maxBytes = maxBytes
+        var problem: String?
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            problem = "the source cache folder \(dir) cannot be created: \(error.localizedDescription)"
+        }
+        self.problem = problem
+        if problem == nil { rebuild() }
+    }
+
+    /// The file name stem of a source: the SHA-256 of its `src`.
+    static func stem(_ src: String) -> String { SHA256.hex(src) }
+
+    /// Where a version's body lives: a new version is a new file, so a render that opened
+    /// the old one reads it whole, and opening a version by name never gives another.
+    func bodyPath(_ record: Record) -> String {
+        "\(dir)/\(Self.stem(record.src)).\(String(SHA256.hex(record.version).prefix(16))).src"
+    }
+
+    private func recordPath(_ src: String) -> String { "\(dir)/\(Self.stem(src)).json" }
+
+    /// The record of `src` and when it was last checked, marked as used.
+    func entry(_ src: String) -> (record: Record, checkedAt: UInt64)? {
+        state.withLock { s in
+            guard let i = s.entries.index(forKey: src) else { return nil }
+            s.clock += 1
+            s.entries.values[i].lastUse = s.clock
+            return (s.entries.values[i].record, s.entries.values[i].checkedAt)
+        }
+    }
+
+    /// The origin said the kept version is current (a 304).
+    func confirmed(_ src: String, at now: UInt64) {
+        state.withLock { $0.entries[src]?.checkedAt = now }
+    }
+
+    /// A new file for a download, in the cache's folder (so the rename is atomic).
+    func temporaryFile() -> (path: String, fd: Int32)? {
+        let path = "\(dir)/.tmp-\(getpid())-\(counter.add(1, ordering: .relaxed).newValue)"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        return fd >= 0 ? (path, fd) : nil
+    }
+
+    /// Puts a whole, fsynced download in place under its version's name, then its record,
+    /// and evicts what no longer fits (never the one just kept). False when it cannot.
+    func keep(_ record: Record, body temp: String, at now: UInt64) -> Bool {
+        let body = bodyPath(record)
+        guard rename(temp, body) == 0 else { return false }
+        let recordTemp = "\(dir)/.tmp-\(getpid())-\(counter.add(1, ordering: .relaxed).newValue)"
+        guard let data = try? JSONEncoder().encode(record),
+            data.withUnsafeBytes({ raw in
+                let fd = open(recordTemp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                guard fd >= 0 else { return false }
+                defer { close(fd) }
+                return (try? Syscall.writeAll(fd, raw)) != nil && fsync(fd) == 0
+            }), rename(recordTemp, recordPath(record.src)) == 0
+        else {
+            unlink(recordTemp)
+            unlink(body)
+            return false
+        }
+        let doomed = state.withLock { s -> [String] in
+            var doomed: [String] = []
+            s.clock += 1
+            if let old = s.entries[record.src] {
+                s.total -= old.record.bytes
+                if bodyPath(old.record) != body { doomed.append(bodyPath(old.record)) }
+            }
+            s.entries[record.src] = Entry(record: record, checkedAt: now, lastUse: s.clock)
+            s.total += record.bytes
+            return doomed + evict(&s, keeping: record.src)
+        }
+        for path in doomed { unlink(path) }
+        return true
+    }
+
+    /// Forgets a source the origin no longer has.
+    func remove(_ src: String) {
+        guard
+            let old = state.withLock({ s -> Record? in
+                guard let e = s.entries.removeValue(forKey: src) else { return nil }
+                s.total -= e.record.bytes
+                return e.record
+            })
+        else { return }
+        unlink(recordPath(src))
+        unlink(bodyPath(old))
+    }
+
+    var figures: (bytes: Int64, entries: Int) { state.withLock { ($0.total, $0.entries.count) } }
+
+    /// Past `maxBytes`, the least recently used go (to 90%, so eviction runs now and then);
+    /// the paths of their files.
+    private func evict(_ s: inout State, keeping: String) -> [String] {
+        guard s.total > maxBytes else { return [] }
+        var doomed: [String] = []
+        for (src, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            if s.total <= maxBytes / 10 * 9 { break }
+            if src == keeping { continue }
+            s.entries[src] = nil
+            s.total -= e.record.bytes
+            doomed += [bodyPath(e.record), recordPath(src)]
+        }
+        return doomed
+    }
+
+    /// The index from the records whose bodies are whole; temporary files and bodies
+    /// without a record go.
+    private func rebuild() {
+        let fm = FileManager.default
+        let names = (try? fm.contentsOfDirectory(atPath: dir)) ?? []
+        var bodies = Set<String>()
+        var found: [(Record, Int64)] = []
+        for name in names {
+            let path = "\(dir)/\(name)"
+            if name.hasPrefix(".tmp-") {
+                unlink(path)
+            } else if name.hasSuffix(".json"), let data = fm.contents(atPath: path),
+                let record = try? JSONDecoder().decode(Record.self, from: data)
+            {
+                var st = stat()
+                let body = bodyPath(record)
+                guard stat(body, &st) == 0, Int64(st.st_size) == record.bytes else {
+                    unlink(path)
+                    continue
+                }
+                bodies.insert(body)
+                found.append((record, Int64(st.st_mtim.tv_sec)))
+            }
+        }
+        for name in names where name.hasSuffix(".src") && !bodies.contains("\(dir)/\(name)") {
+            unlink("\(dir)/\(name)")
+        }
+        state.withLock { s in
+            for (record, _) in found.sorted(by: { $0.1 < $1.1 }) {
+                s.clock += 1
+                s.entries[record.src] = Entry(record: record, checkedAt: 0, lastUse: s.clock)
+                s.total += record.bytes
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Core
+import Hashing
+
+/// What names a result: the canonical request, the source's identity, the output format
+/// (for `format=auto`, whether WebP was acceptable: the rest follows from the source) and
+/// the configured rules that change pixels (`Config.Images.renderingTag`). A changed
+/// source, a different request, another format or other rules give another key.
+public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// 64 hex digits: the SHA-256 of the parts.
+    public let hex: String
+
+    public init(canonical: String, source: SourceIdentity, format: String, rendering: String) {
+        let parts = ["aspect-cache-2", canonical, source.path, source.version, format, rendering]
+        // NUL never appears in any part (the parser refuses it, a version is made without
+        // it but for a file's, below), so the join is unambiguous.
+        hex = SHA256.hex(parts.joined(separator: "\u{0}"))
+    }
+
+    /// A file's version: its size and modification time, joined as in the keys before
+    /// sources could be remote, so the results cached then stay valid.
+    public static func fileVersion(size: Int64, modifiedNanoseconds: Int64) -> String {
+        "\(size)\u{0}\(modifiedNanoseconds)"
+    }
+
+    /// The ETag: the key, quoted (strong).
+    public var etag: String { "\"\(hex)\"" }
+
+    public var description: String { hex }
+}
