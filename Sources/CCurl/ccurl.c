@@ -57,6 +57,11 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
     return n;
 }
 
+static int reused_connection_failed(CURLcode code) {
+    return code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_GOT_NOTHING ||
+           code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR;
+}
+
 static void copy_header(CURL *handle, const char *name, char *into, size_t size) {
     struct curl_header *h = NULL;
     into[0] = 0;
@@ -100,6 +105,16 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
     curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, out->error);
 
     out->code = curl_easy_perform(handle);
+    long connects = 0;
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
+    if (connects == 0 && out->bytes == 0 && s.error_body_used == 0 && reused_connection_failed(out->code)) {
+        // A kept-alive connection that was not what it seemed: closed by the origin
+        // meanwhile, or holding bytes an earlier answer sent past its Content-Length
+        // (read as the start of this answer). Once more, on a new connection.
+        out->error[0] = 0;
+        curl_easy_setopt(handle, CURLOPT_FRESH_CONNECT, 1L);
+        out->code = curl_easy_perform(handle);
+    }
     if (out->code == CURLE_FILESIZE_EXCEEDED) out->too_large = 1;
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &out->status);
     curl_off_t length = -1;

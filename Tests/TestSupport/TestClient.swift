@@ -85,6 +85,12 @@ public final class TestClient {
         return Response(status: status, headers: headers, body: body)
     }
 
+    /// Whether anything (an answer, or EOF) has arrived and not been read, now.
+    public var hasInput: Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return !buffer.isEmpty || poll(&p, 1, 0) > 0
+    }
+
     /// Whether the server closes the connection (EOF) within the read timeout.
     public func closedByPeer() -> Bool {
         (try? fill()) == false
