@@ -6,6 +6,14 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
 # The real photos: the team's shared folder beside the checkout, else fetched from Debian.
 [ -f ../shared/images/big.jpg ] || bash scripts/fetch-photos.sh
+# moto's S3 server for the bucket tests, in a venv of its own (test-only: the service
+# never needs Python). Pinned, so a run tests against the server it was written for.
+venv=.build/test-venv
+if [ ! -x "$venv/bin/moto_server" ]; then
+  echo "[test] making $venv with moto's S3 server" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "moto[server]==5.2.5"
+fi
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift format lint --strict -r Sources Tests bench Package.swift
 swift test --skip-build
