@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(pkg-config libvips-dev libcurl4-openssl-dev ca-certificates)
-[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv)
+[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

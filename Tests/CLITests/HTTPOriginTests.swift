@@ -155,6 +155,43 @@ import Testing
         #expect(try Self.get(s.port, "/readyz").status == 200)
     }
 
+    /// TLS certificates are verified: an origin whose CA no store trusts is a 502 that
+    /// says so, until `sources.caFile` names that CA.
+    @Test func tlsIsVerifiedAndCaFileAddsATrustedCA() throws {
+        let tls = dir.appendingPathComponent("tls")
+        try FileManager.default.createDirectory(
+            at: tls.appendingPathComponent("files"), withIntermediateDirectories: true)
+        try Data(samples["logo.png"] ?? []).write(to: tls.appendingPathComponent("files/logo.png"))
+        let placeholder = try TestOrigin()
+        let port = placeholder.port  // free a moment ago
+        placeholder.stop()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = [Binary.repositoryRoot.appendingPathComponent("scripts/tls-origin.sh").path, tls.path, "\(port)"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer {
+            // SIGKILL: a child of the test process inherits its blocked SIGTERM (the
+            // in-process servers take their signals by signalfd).
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while (try? TestClient(port: port)) == nil, Date() < deadline { usleep(100_000) }
+        let root = "https://127.0.0.1:\(port)/"
+        let untrusted = try serve(["ASPECT_IMAGES_ROOT": root])
+        let refused = try Self.get(untrusted.port, "/thumb?src=logo.png&w=64")
+        #expect(
+            refused.status == 502 && refused.text.contains("TLS certificate could not be verified"), "\(refused.text)")
+        let trusted = try serve([
+            "ASPECT_IMAGES_ROOT": root, "ASPECT_SOURCES_CAFILE": tls.appendingPathComponent("ca.pem").path,
+            "ASPECT_CACHE_DIR": "cache-tls",
+        ])
+        let served = try Self.get(trusted.port, "/thumb?src=logo.png&w=64")
+        #expect(served.status == 200 && served.headers["content-type"] == "image/png", "\(served.text)")
+    }
+
     /// Within sources.revalidateSeconds the origin is not asked; after it, one conditional
     /// request decides: 304 keeps the copy, a new ETag brings the new object.
     @Test func aChangedObjectIsServedChangedAfterTheWindowNeverBefore() throws {

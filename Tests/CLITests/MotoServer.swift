@@ -44,7 +44,8 @@ final class MotoServer: Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         // moto checks signatures once its first three requests (the account's set-up) are spent.
-        // It ignores SIGTERM: the watcher ends it with SIGKILL once the test process is gone.
+        // It inherits the test process's blocked SIGTERM (the in-process servers take their
+        // signals by signalfd): the watcher ends it with SIGKILL once the test process is gone.
         p.arguments = [
             "-c",
             "INITIAL_NO_AUTH_ACTION_COUNT=3 \"$0\" -H 127.0.0.1 -p \"$1\" >\"$2\" 2>&1 & "
@@ -75,7 +76,8 @@ final class MotoServer: Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-put-\(UUID().uuidString)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        _ = try Self.run(python, ["scripts/moto-s3.py", "put", endpoint, bucket, key, file.path, accessKeyId, secretAccessKey])
+        _ = try Self.run(
+            python, ["scripts/moto-s3.py", "put", endpoint, bucket, key, file.path, accessKeyId, secretAccessKey])
     }
 
     static func read(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }

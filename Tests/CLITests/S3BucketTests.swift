@@ -53,7 +53,8 @@ import Testing
         for (name, bytes) in samples { try moto.put("photos/\(name)", bytes) }
         let s = try serve()
         let local = try ServeProcess(
-            dir: dir, env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache-local", "ASPECT_LOG_ACCESS": "false"])
+            dir: dir,
+            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache-local", "ASPECT_LOG_ACCESS": "false"])
         for src in samples.keys.sorted() {
             for mode in Mode.allCases {
                 let target = "/thumb?src=\(src)&w=120&ratio=4:3&mode=\(mode.rawValue)&format=webp"
