@@ -37,7 +37,9 @@ enum Usage {
         for key in Config.keys {
             lines.append("  \(key.environmentName.padding(toLength: 34, withPad: " ", startingAt: 0))  \(key.help)")
         }
-        lines.append("\nPrecedence: flag, then environment, then the config file, then built-in defaults.")
+        let aws = Config.S3.awsVariables.map { "\($0.variable) (\($0.key))" }.joined(separator: ", ")
+        lines.append("\nBelow the config file, the s3 keys fall back to the AWS variables: \(aws).")
+        lines.append("Precedence: flag, then environment, then the config file, then built-in defaults.")
         return lines.joined(separator: "\n")
     }
 }

@@ -53,7 +53,11 @@ import Testing
         let sizes = Self.variables(
             deployment, pattern: #"- name: (cache)\s+emptyDir:\s+(?:#[^\n]*\s+)*sizeLimit: (\d+)Gi"#)
         let limit = try #require(sizes["cache"].flatMap { Int64($0) }, "no sizeLimit on the cache volume")
-        #expect(maxBytes < limit << 30, "cache.maxBytes \(maxBytes) is not under the volume's \(limit)Gi")
+        // Downloaded sources live in the same volume, under cache.dir/sources.
+        let sourceBytes = try #require(c["sources.cacheMaxBytes"].flatMap { Int64($0) })
+        #expect(
+            maxBytes + sourceBytes < limit << 30,
+            "cache.maxBytes \(maxBytes) + sources.cacheMaxBytes \(sourceBytes) is not under the volume's \(limit)Gi")
         // Workers sized to the container's CPU limit (two per CPU), not left to count the
         // node's cores.
         let cpu = Self.variables(deployment, pattern: #"(limits): \{cpu: "(\d+)""#)["limits"].flatMap { Int($0) }

@@ -71,20 +71,28 @@ public final class TestOrigin: @unchecked Sendable {
     }
 
     /// Stops accepting and closes every connection held (stalled ones included).
+    /// Idempotent: a descriptor closed twice could be another test's by then.
     public func stop() {
-        running.store(false, ordering: .relaxed)
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        // Shut down, not closed: the accept thread closes it as it leaves, so the number is
+        // never reused while that thread may still call accept(2) on it.
         shutdown(listenFD, Int32(SHUT_RDWR))
-        close(listenFD)
-        for fd in state.withLock({ $0.open }) { shutdown(fd, Int32(SHUT_RDWR)) }
+        // Under the lock that `serve` closes them under: only descriptors still ours.
+        state.withLock { for fd in $0.open { shutdown(fd, Int32(SHUT_RDWR)) } }
     }
 
     deinit { stop() }
 
     private func acceptLoop() {
+        defer { close(listenFD) }
         while running.load(ordering: .relaxed) {
             let c = accept(listenFD, nil, nil)
             if c < 0 {
                 if errno == EINTR { continue }
+                return
+            }
+            guard running.load(ordering: .relaxed) else {
+                close(c)
                 return
             }
             state.withLock { $0.open.append(c) }
@@ -107,7 +115,12 @@ public final class TestOrigin: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        defer {
+            state.withLock { s in
+                s.open.removeAll { $0 == fd }
+                close(fd)
+            }
+        }
         var buffer: [UInt8] = []
         while true {
             // One request head (no bodies: every request here is a GET).
