@@ -26,6 +26,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "Core"),
+        // ThumbHash and BlurHash encoders, average and dominant colours: pure Swift.
+        .target(name: "Placeholders"),
         // The client library for apps: URLs and signatures, Foundation only, no other target.
         .target(name: "AspectClient"),
         .target(
@@ -73,6 +75,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
+        .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
         .testTarget(name: "OriginsTests", dependencies: ["Origins", "Service", "Core", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
