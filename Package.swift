@@ -51,7 +51,9 @@ let package = Package(
         .target(name: "S3", dependencies: ["Hashing"]),
         // The service: the /thumb flow, knowing its sources, result store and renderer by
         // protocol (Stores.swift); the executable wires the real ones.
-        .target(name: "Service", dependencies: ["Core", "HTTP", "HTTPServer", "Hashing", "Signing", "Syscalls"]),
+        .target(
+            name: "Service",
+            dependencies: ["Core", "HTTP", "HTTPServer", "Hashing", "Signing", "Syscalls", "Placeholders"]),
         // libcurl's varargs calls behind fixed-arity ones.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // The source stores: a folder, an HTTP origin, an S3 bucket, and the source cache.

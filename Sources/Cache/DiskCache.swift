@@ -13,7 +13,7 @@ public final class DiskCache: Sendable {
     public struct Hit: Sendable {
         let dir: String
         let hex: String
-        public var format: ImageFormat
+        public var format: String
         public var size: Int64
 
         /// The entry's file (built when asked for: a hit served from an open file needs no path).
@@ -21,7 +21,7 @@ public final class DiskCache: Sendable {
     }
 
     struct Entry {
-        var format: ImageFormat
+        var format: String
         var size: Int64
         var lastUse: UInt64
     }
@@ -32,6 +32,10 @@ public final class DiskCache: Sendable {
         var clock: UInt64 = 0
         var evictions = 0
     }
+
+    /// What an entry may be, by its file's extension: an image format, or `json` (an
+    /// `/info` answer).
+    public static let kinds = Set(ImageFormat.allCases.map(\.rawValue) + ["json"])
 
     public let dir: String
     public let maxBytes: Int64
@@ -116,7 +120,7 @@ public final class DiskCache: Sendable {
     /// Writes an entry whole (temporary file, fsync, rename) and evicts what no longer
     /// fits. False, with nothing left behind, when it cannot be written.
     @discardableResult
-    public func store(_ hex: String, _ bytes: [UInt8], format: ImageFormat) -> Bool {
+    public func store(_ hex: String, _ bytes: [UInt8], format: String) -> Bool {
         recheck()
         guard isEnabled else { return false }
         let shard = "\(dir)/\(hex.prefix(2))"
@@ -126,7 +130,7 @@ public final class DiskCache: Sendable {
             unlink(temp)
             return false
         }
-        let doomed = state.withLock { s -> [(String, ImageFormat)] in
+        let doomed = state.withLock { s -> [(String, String)] in
             s.clock += 1
             if let old = s.entries[hex] { s.total -= old.size }
             s.entries[hex] = Entry(format: format, size: Int64(bytes.count), lastUse: s.clock)
@@ -145,9 +149,9 @@ public final class DiskCache: Sendable {
 
     /// Over the cap: the least recently used go until the cache is at 90% of it, so that
     /// eviction runs now and then rather than on every store.
-    private func evict(_ s: inout State) -> [(String, ImageFormat)] {
+    private func evict(_ s: inout State) -> [(String, String)] {
         guard s.total > maxBytes else { return [] }
-        var doomed: [(String, ImageFormat)] = []
+        var doomed: [(String, String)] = []
         for (hex, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
             if s.total <= maxBytes / 10 * 9 { break }
             s.entries[hex] = nil
@@ -158,10 +162,10 @@ public final class DiskCache: Sendable {
         return doomed
     }
 
-    private func path(_ hex: String, _ format: ImageFormat) -> String { DiskCache.path(dir, hex, format) }
+    private func path(_ hex: String, _ format: String) -> String { DiskCache.path(dir, hex, format) }
 
-    static func path(_ dir: String, _ hex: String, _ format: ImageFormat) -> String {
-        "\(dir)/\(hex.prefix(2))/\(hex).\(format.rawValue)"
+    static func path(_ dir: String, _ hex: String, _ format: String) -> String {
+        "\(dir)/\(hex.prefix(2))/\(hex).\(format)"
     }
 
     /// Creates the folder and proves it writable; the problem, if any.
@@ -199,7 +203,7 @@ public final class DiskCache: Sendable {
                 }
                 let parts = name.split(separator: ".")
                 guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
-                    let format = ImageFormat(rawValue: String(parts[1]))
+                    case let format = String(parts[1]), DiskCache.kinds.contains(format)
                 else { continue }
                 var st = stat()
                 guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
@@ -207,7 +211,7 @@ public final class DiskCache: Sendable {
                 found.append((String(parts[0]), Entry(format: format, size: Int64(st.st_size), lastUse: 0), mtime))
             }
         }
-        let doomed = state.withLock { s -> [(String, ImageFormat)] in
+        let doomed = state.withLock { s -> [(String, String)] in
             for (hex, var e, _) in found.sorted(by: { $0.2 < $1.2 }) {
                 s.clock += 1
                 e.lastUse = s.clock

@@ -39,3 +39,28 @@ public struct RenderOrder: Equatable, Sendable {
         return RenderOrder(plan: plan, format: format, quality: request.quality)
     }
 }
+
+/// What `/info` is made of: the header's facts and a small upright decode.
+public struct SourceFacts: Equatable, Sendable {
+    public var description: SourceDescription
+    /// EXIF orientation, 1 … 8.
+    public var orientation: Int
+    /// Frames (pages) of an animated source; 1 for a still one.
+    public var frames: Int
+    /// The source shrunk to fit 100×100, upright, sRGB, RGBA with 8 bits a channel.
+    public var previewWidth: Int
+    public var previewHeight: Int
+    public var previewRGBA: [UInt8]
+
+    public init(
+        description: SourceDescription, orientation: Int, frames: Int, previewWidth: Int, previewHeight: Int,
+        previewRGBA: [UInt8]
+    ) {
+        self.description = description
+        self.orientation = orientation
+        self.frames = frames
+        self.previewWidth = previewWidth
+        self.previewHeight = previewHeight
+        self.previewRGBA = previewRGBA
+    }
+}

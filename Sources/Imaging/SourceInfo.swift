@@ -14,6 +14,8 @@ public struct SourceInfo: Equatable, Sendable {
     public var bytes: Int64
     /// What its embedded ICC profile says of its colours.
     public var profile = ICCProfile.Kind.none
+    /// Frames (pages) of an animated source; 1 for a still one.
+    public var frames = 1
 }
 
 /// The limits checked from the header, before any decode.

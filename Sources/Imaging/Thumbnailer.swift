@@ -112,7 +112,60 @@ public struct Thumbnailer: Sendable {
         return SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
-            bytes: bytes, profile: ICCProfile.kind(header.iccProfile))
+            bytes: bytes, profile: ICCProfile.kind(header.iccProfile),
+            frames: max(1, Int(vips_image_get_n_pages(header.pointer))))
+    }
+
+    /// The side `describe` decodes to, at most: what ThumbHash takes.
+    public static let previewSide = 100
+
+    /// What `/info` needs: the header (limits checked as for a render), and a decode by
+    /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
+    public func describe(file: SourceFile) throws(ImagingError) -> SourceFacts {
+        let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
+        let info = try probe(file: file, deadline: deadline)
+        let side = Double(Self.previewSide)
+        let scale = min(1, side / Double(max(info.size.width, info.size.height)))
+        let small = Size(
+            width: max(1, Int((Double(info.size.width) * scale).rounded())),
+            height: max(1, Int((Double(info.size.height) * scale).rounded())))
+        let source = try VSource(file, deadline: deadline)
+        let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
+        let toSRGB: Int32 = info.profile == .other ? 1 : 0
+        let shrink = info.format == "jpeg" ? ShrinkOnLoad.fast(from: info.size, to: small) : 1
+        func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
+            -> VImage
+        {
+            do throws(ImagingError) {
+                return try VImage.make(
+                    .decode,
+                    AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated"),
+                    body)
+            } catch {
+                if source.expired || deadline.passed { throw deadline.error }
+                throw error
+            }
+        }
+        let (w, h) = (Int32(small.width), Int32(small.height))
+        let lazy = try decoding {
+            shrink > 1
+                ? cvips_thumbnail_jpeg_force(source.pointer, $0, w, h, Int32(shrink), failOn, toSRGB)
+                : cvips_thumbnail_force(source.pointer, $0, w, h, failOn, toSRGB)
+        }
+        var image = try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        image = try Pipeline.toSRGB(try Pipeline.exactSize(image, small))
+        if !image.hasAlpha { image = try image.then("alpha") { cvips_bandjoin_const1($0, $1, 255) } }
+        let rgba = try image.pixels()
+        guard rgba.count == small.width * small.height * 4 else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "describing the image failed"),
+                detail: "preview has \(rgba.count) bytes for \(small)")
+        }
+        return SourceFacts(
+            description: SourceDescription(
+                size: info.size, hasAlpha: info.hasAlpha, format: info.format, bytes: info.bytes),
+            orientation: info.orientation, frames: info.frames, previewWidth: small.width,
+            previewHeight: small.height, previewRGBA: rgba)
     }
 
     /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when

@@ -19,6 +19,14 @@ struct LibvipsRenderer: Renderer {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }
     }
+
+    func describe(_ file: SourceFile) throws(ServiceFailure) -> SourceFacts {
+        do throws(ImagingError) {
+            return try thumbnailer.describe(file: file)
+        } catch {
+            throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
+        }
+    }
 }
 
 /// The disk cache as the service's result store.
@@ -26,10 +34,10 @@ struct DiskResultStore: ResultStore {
     let cache: DiskCache
 
     func result(_ key: String) -> StoredResult? {
-        cache.lookup(key).map { StoredResult(path: $0.path, format: $0.format, size: $0.size) }
+        cache.lookup(key).map { StoredResult(path: $0.path, kind: $0.format, size: $0.size) }
     }
 
-    func keep(_ key: String, _ bytes: [UInt8], format: ImageFormat) -> Bool { cache.store(key, bytes, format: format) }
+    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool { cache.store(key, bytes, format: kind) }
     func drop(_ key: String) { cache.forget(key) }
     var problem: String? { cache.problem }
     var figures: (bytes: Int64, entries: Int, evictions: Int) { cache.figures }

@@ -6,11 +6,12 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, healthz, readyz, metrics, demo, other
+        case thumb, info, healthz, readyz, metrics, demo, other
 
         var text: String {
             switch self {
             case .thumb: "/thumb"
+            case .info: "/info"
             case .healthz: "/healthz"
             case .readyz: "/readyz"
             case .metrics: "/metrics"

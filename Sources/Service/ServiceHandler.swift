@@ -45,7 +45,7 @@ public struct ServiceHandler: HTTPHandler {
     /// What a render leaves for every request waiting on it.
     struct Rendered: Sendable {
         var bytes: [UInt8]
-        var format: ImageFormat
+        var contentType: String
     }
 
     public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
@@ -69,7 +69,9 @@ public struct ServiceHandler: HTTPHandler {
                         200, metrics.exposition(results: results, fetches: sources.fetchMetrics, server: context.stats),
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
-            return counted(.thumb, thumb(request))
+            return counted(.thumb, thumb(request, .thumb))
+        case "/info":
+            return counted(.info, thumb(request, .info))
         case "/" where demoPage != nil:
             // It reads the images' headers: work for the pool, not the loop.
             guard let demoPage else { break }
@@ -114,10 +116,19 @@ public struct ServiceHandler: HTTPHandler {
 
     // MARK: /thumb
 
-    private func thumb(_ request: HTTPRequestHead) -> Route {
+    /// The two endpoints that answer from a source: `/thumb` renders it, `/info` describes it.
+    enum Endpoint: String, Sendable {
+        case thumb = "/thumb"
+        case info = "/info"
+    }
+
+    /// `/thumb` or `/info`: the same parsing, signature (over the endpoint's path),
+    /// source identity and result store; then a render or a description.
+    private func thumb(_ request: HTTPRequestHead, _ endpoint: Endpoint) -> Route {
         let accept = request.headers["Accept"]
         let acceptsWebP = AcceptHeader.accepts(accept ?? "", "image/webp")
-        let memoKey = RecentKeys.Target(query: request.query, acceptsWebP: acceptsWebP)
+        let memoKey = RecentKeys.Target(
+            query: endpoint == .thumb ? request.query : "/info?" + request.query, acceptsWebP: acceptsWebP)
         if let known = recent.get(memoKey), sources.isCurrent(known.identity),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
@@ -135,7 +146,7 @@ public struct ServiceHandler: HTTPHandler {
                 return .respond(
                     Self.error(AspectError(.badSignature, "sig is required: this server only serves signed URLs")))
             }
-            guard signer.verify(sig, params) else {
+            guard signer.verify(sig, path: endpoint.rawValue, params) else {
                 return .respond(Self.error(AspectError(.badSignature, "sig does not match this request")))
             }
         }
@@ -145,7 +156,11 @@ public struct ServiceHandler: HTTPHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        let known = Known(request: request, parsed: parsed, memoKey: memoKey, accept: accept)
+        // /info gives `output` when any /thumb parameter is there besides src.
+        let wantsOutput = params.pairs.contains { $0.name != "src" && $0.name != "sig" }
+        let known = Known(
+            request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
+            wantsOutput: wantsOutput)
         switch sources.resolve(parsed.src) {
         case .failed(let failure):
             return .respond(Self.error(failure))
@@ -164,6 +179,8 @@ public struct ServiceHandler: HTTPHandler {
         var parsed: ThumbRequest
         var memoKey: RecentKeys.Target
         var accept: String?
+        var endpoint: Endpoint
+        var wantsOutput: Bool
     }
 
     /// The source is remote and not known current: fetched (or revalidated) on a fetch
@@ -194,18 +211,28 @@ public struct ServiceHandler: HTTPHandler {
     private func identified(_ known: Known, _ identity: SourceIdentity) -> Route {
         let parsed = known.parsed
         // For auto, what varies with the client is whether WebP is acceptable.
-        let formatTag =
+        var formatTag =
             parsed.format == .auto ? (known.memoKey.acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
+        var canonical = parsed.canonical
+        var auto = parsed.format == .auto
+        if known.endpoint == .info {
+            // Another entry than any /thumb's; its output's format only when it has one.
+            canonical = "/info?" + canonical
+            if !known.wantsOutput {
+                formatTag = "info"
+                auto = false
+            }
+        }
         let key = CacheKey(
-            canonical: parsed.canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
-        let headers = commonHeaders(key, auto: parsed.format == .auto)
+            canonical: canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
+        let headers = commonHeaders(key, auto: auto)
         recent.set(known.memoKey, RecentKeys.Known(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(
             identity: identity, request: parsed, accept: known.accept, key: key, headers: headers,
             limits: config.requestLimits, sources: sources, results: results, renderer: renderer, metrics: metrics,
-            coalescer: coalescer)
+            coalescer: coalescer, info: known.endpoint == .info ? InfoOptions(wantsOutput: known.wantsOutput) : nil)
         return .work { job.run() }
     }
 
@@ -223,7 +250,7 @@ public struct ServiceHandler: HTTPHandler {
         }
         metrics.hit()
         var h = headers
-        h.append("Content-Type", hit.format.mimeType)
+        h.append("Content-Type", hit.contentType)
         h.append("X-Cache", "HIT")
         // A small result held in memory goes out with its head in one write.
         let body: HTTPResponse.Body =
@@ -281,23 +308,33 @@ struct RenderJob: Sendable {
     let renderer: any Renderer
     let metrics: Metrics
     let coalescer: Coalescer<Result<ServiceHandler.Rendered, ServiceFailure>>
+    /// Set for `/info`: describe rather than render.
+    let info: InfoOptions?
 
     func run() -> HTTPResponse {
         let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ServiceFailure> in
             // A render for this key may have finished while this job waited in the queue.
             if let hit = results.result(key.hex), let bytes = FileManager.default.contents(atPath: hit.path) {
-                return .success(ServiceHandler.Rendered(bytes: Array(bytes), format: hit.format))
+                return .success(ServiceHandler.Rendered(bytes: Array(bytes), contentType: hit.contentType))
             }
             let start = Clock.now()
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
+                if let info {
+                    let facts = try renderer.describe(file)
+                    let json = try InfoDocument.make(
+                        facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput)
+                    results.keep(key.hex, json, kind: ResultKind.info)
+                    return .success(
+                        ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
+                }
                 let (request, limits, accept) = (request, limits, accept)
                 let r = try renderer.render(file) { source throws(AspectError) in
                     try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }
                 metrics.rendered(seconds: Double(Clock.now() - start) / 1e9)
-                results.keep(key.hex, r.bytes, format: r.format)
-                return .success(ServiceHandler.Rendered(bytes: r.bytes, format: r.format))
+                results.keep(key.hex, r.bytes, kind: r.format.rawValue)
+                return .success(ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType))
             } catch {
                 return .failure(error)
             }
@@ -306,7 +343,7 @@ struct RenderJob: Sendable {
         switch result {
         case .success(let r):
             var h = headers
-            h.append("Content-Type", r.format.mimeType)
+            h.append("Content-Type", r.contentType)
             h.append("X-Cache", "MISS")
             return HTTPResponse(
                 status: 200, headers: h, body: .bytes(r.bytes),

@@ -72,13 +72,25 @@ public protocol SourceStore: Sendable {
 /// A result held by the result store.
 public struct StoredResult: Sendable {
     public var path: String
-    public var format: ImageFormat
+    /// An image format's name, or `json` (an `/info` answer).
+    public var kind: String
     public var size: Int64
 
-    public init(path: String, format: ImageFormat, size: Int64) {
+    public init(path: String, kind: String, size: Int64) {
         self.path = path
-        self.format = format
+        self.kind = kind
         self.size = size
+    }
+
+    public var contentType: String { ResultKind.contentType(kind) }
+}
+
+/// What a result is, by the name the store files it under.
+public enum ResultKind {
+    public static let info = "json"
+
+    public static func contentType(_ kind: String) -> String {
+        ImageFormat(rawValue: kind)?.mimeType ?? "application/json"
     }
 }
 
@@ -87,7 +99,7 @@ public protocol ResultStore: Sendable {
     func result(_ key: String) -> StoredResult?
     /// Writes a result whole or not at all; false when it could not be kept.
     @discardableResult
-    func keep(_ key: String, _ bytes: [UInt8], format: ImageFormat) -> Bool
+    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool
     /// Forgets an entry whose file has gone.
     func drop(_ key: String)
     /// Why results cannot be kept now (the service then serves uncached), or nil.
@@ -96,8 +108,10 @@ public protocol ResultStore: Sendable {
 }
 
 /// Turns a source into a result: reads the header, asks `order` what to make (the
-/// service plans), and renders it.
+/// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
     func render(_ file: SourceFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
+    /// The header's facts and a small upright decode (at most 100 pixels a side).
+    func describe(_ file: SourceFile) throws(ServiceFailure) -> SourceFacts
 }

@@ -1,0 +1,181 @@
+import AspectClient
+import Core
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+/// `GET /info` through the real binary: the source's upright size and ratio from its
+/// header, the placeholders, and the `output` `/thumb` would give, from the same plan.
+@Suite(.serialized) struct InfoTests {
+    let dir: URL
+    static let sources = ["landscape.jpg", "portrait.jpg", "logo.png", "square.webp"]
+    static let photos = ["big.jpg", "medium.jpg", "portrait.jpg", "alpha.png"]
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-info-\(UUID().uuidString)")
+        let images = dir.appendingPathComponent("images")
+        let made = try Binary.run(["samples", images.path])
+        precondition(made.status == 0, made.stderr)
+        let fm = FileManager.default
+        try fm.createDirectory(at: images.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        for name in Self.photos {
+            try fm.copyItem(atPath: try Photos.path(name), toPath: images.appendingPathComponent("photos/\(name)").path)
+        }
+        // A JPEG cut in half, and bytes that are no image.
+        let whole = try Data(contentsOf: images.appendingPathComponent("landscape.jpg"))
+        try whole.prefix(whole.count / 2).write(to: images.appendingPathComponent("cut.jpg"))
+        try Data("not an image".utf8).write(to: images.appendingPathComponent("text.jpg"))
+    }
+
+    func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
+        try ServeProcess(
+            dir: dir,
+            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
+                env
+            ) { $1 })
+    }
+
+    static func get(_ port: Int, _ target: String, headers: [String: String] = [:]) throws -> TestClient.Response {
+        let c = try TestClient(port: port, timeoutSeconds: 60)
+        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        try c.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(extra)\r\n")
+        return try c.response()
+    }
+
+    struct Info: Decodable {
+        struct Source: Decodable {
+            let width: Int
+            let height: Int
+            let format: String
+            let hasAlpha: Bool
+            let orientation: Int
+            let frames: Int
+            let bytes: Int
+        }
+        struct Output: Decodable {
+            let width: Int
+            let height: Int
+            let format: String
+        }
+        let source: Source
+        let ratio: Double
+        let thumbhash: String
+        let blurhash: String
+        let averageColor: String?
+        let dominantColor: String?
+        let output: Output?
+    }
+
+    static func info(_ r: TestClient.Response) throws -> Info {
+        try JSONDecoder().decode(Info.self, from: Data(r.body))
+    }
+
+    /// Every sample and photo: the upright size libvips' header gives, the ratio, and
+    /// placeholders that decode to the image's shape and near its colours.
+    @Test func everySourceIsDescribedUpright() throws {
+        let s = try serve()
+        let thumbnailer = try Thumbnailer(limits: ImagingLimits())
+        for src in Self.sources + Self.photos.map({ "photos/\($0)" }) {
+            let path = dir.appendingPathComponent("images/\(src)").path
+            let header = try thumbnailer.probe(path: path)
+            let r = try Self.get(s.port, "/info?src=\(src)")
+            #expect(r.status == 200 && r.headers["content-type"] == "application/json", "\(src): \(r.text)")
+            let info = try Self.info(r)
+            #expect(info.source.width == header.size.width && info.source.height == header.size.height, "\(src)")
+            #expect(info.source.format == header.format && info.source.hasAlpha == header.hasAlpha)
+            #expect(info.source.orientation == header.orientation && info.source.frames == 1)
+            #expect(info.source.bytes == Int(header.bytes))
+            #expect(abs(info.ratio - Double(header.size.width) / Double(header.size.height)) < 1e-9)
+            #expect(info.output == nil, "no /thumb parameter, no output")
+            let placeholder = try #require(ThumbHashImage(base64: info.thumbhash), "\(src)")
+            let ratio = info.ratio
+            if ratio > 1.25 || ratio < 0.8 {
+                #expect((placeholder.width > placeholder.height) == (ratio > 1), "\(src)")
+            }
+            #expect(info.blurhash.count == 28, "4×3 components")
+            #expect(info.averageColor?.count == 7 && info.dominantColor?.count == 7)
+        }
+        // EXIF orientation 6: stored landscape, upright portrait.
+        let rotated = try Self.info(try Self.get(s.port, "/info?src=photos/portrait.jpg"))
+        #expect(rotated.source.orientation == 6 && rotated.source.width < rotated.source.height)
+    }
+
+    static let queries = [
+        "w=300", "h=200", "w=300&h=300", "w=300&h=300&mode=fill", "w=300&ratio=4:3&mode=fill", "w=250&ratio=16:9",
+        "w=300&ratio=4:3&mode=pad", "w=200&h=100&mode=stretch", "ratio=1&mode=fill&w=120", "w=120&ratio=1&shape=circle",
+        "w=180&ratio=3:1&mode=fill&shape=capsule", "w=300&dpr=2", "w=150&ratio=4:3&mode=fill&dpr=1.5",
+        "w=4000&upscale=1&format=jpeg", "w=4000", "w=90&format=webp", "w=90&format=png", "w=90&format=avif",
+        "w=90&h=90&mode=fill&gravity=smart", "h=64&mode=fit", "w=333&h=111&mode=fill&gravity=north",
+    ]
+
+    /// `output` is what `/thumb` returns, over 21 parameter sets × 5 sources: 105 pairs.
+    @Test func outputIsWhatThumbReturns() throws {
+        let s = try serve()
+        let thumbnailer = try Thumbnailer(limits: ImagingLimits())
+        var pairs = 0
+        for src in Self.sources + ["photos/portrait.jpg"] {
+            for q in Self.queries {
+                let info = try Self.get(s.port, "/info?src=\(src)&\(q)")
+                let thumb = try Self.get(s.port, "/thumb?src=\(src)&\(q)")
+                #expect(info.status == thumb.status, "\(src)&\(q): \(info.text)")
+                guard thumb.status == 200 else { continue }
+                let output = try #require(try Self.info(info).output, "\(src)&\(q)")
+                let file = dir.appendingPathComponent("out-\(UUID().uuidString)")
+                try Data(thumb.body).write(to: file)
+                defer { try? FileManager.default.removeItem(at: file) }
+                let made = try thumbnailer.probe(path: file.path)
+                #expect(output.width == made.size.width && output.height == made.size.height, "\(src)&\(q)")
+                #expect(thumb.headers["content-type"] == "image/\(output.format)", "\(src)&\(q)")
+                pairs += 1
+            }
+        }
+        #expect(pairs >= 100)
+    }
+
+    /// The statuses of `/thumb`: a bad parameter, a missing, cut or foreign source, a
+    /// source over the limits; ETag, 304, and the result store.
+    @Test func errorsCachingAnd304AsThumb() throws {
+        let s = try serve(["ASPECT_LIMITS_MAXSOURCEBYTES": "1000000"])
+        let cases: [(String, Int, String)] = [
+            ("/info?src=landscape.jpg&w=abc", 400, "bad_param"),
+            ("/info?src=landscape.jpg&mode=wide", 400, "bad_param"),
+            ("/info?w=100", 400, "bad_param"), ("/info?src=../etc/passwd", 403, "forbidden_path"),
+            ("/info?src=nope.jpg", 404, "not_found"), ("/info?src=cut.jpg", 415, "unsupported_source"),
+            ("/info?src=text.jpg", 415, "unsupported_source"), ("/info?src=photos/big.jpg", 413, "source_too_large"),
+        ]
+        for (target, status, code) in cases {
+            let r = try Self.get(s.port, target)
+            #expect(r.status == status && r.text.contains(#""code": "\#(code)""#), "\(target): \(r.text)")
+        }
+        let first = try Self.get(s.port, "/info?src=logo.png")
+        let again = try Self.get(s.port, "/info?src=logo.png")
+        #expect(first.headers["x-cache"] == "MISS" && again.headers["x-cache"] == "HIT" && again.body == first.body)
+        #expect(first.headers["cache-control"]?.hasPrefix("public, max-age=") == true)
+        let etag = try #require(first.headers["etag"])
+        let notModified = try Self.get(s.port, "/info?src=logo.png", headers: ["If-None-Match": etag])
+        #expect(notModified.status == 304 && notModified.body.isEmpty)
+        // /info and /thumb of the same parameters are different entries.
+        #expect(try Self.get(s.port, "/thumb?src=logo.png&w=80").headers["etag"] != etag)
+        #expect(try Self.get(s.port, "/info?src=logo.png&w=80").headers["etag"] != etag)
+    }
+
+    /// Signed as `/thumb` is, with "/info?" in place of "/thumb?".
+    @Test func signedWithItsOwnPath() throws {
+        let key = "an-info-signing-key-0123"
+        let s = try serve(["ASPECT_SECURITY_SIGNINGKEY": key])
+        let query = "src=logo.png&w=100"
+        let base = try #require(URL(string: "http://x"))
+        let thumbURL = try #require(Thumbnail(src: "logo.png").width(100).url(base: base, signingKey: key))
+        let thumbSig = try #require(
+            URLComponents(string: thumbURL.absoluteString)?.queryItems?.first { $0.name == "sig" }?.value)
+        #expect(try Self.get(s.port, "/info?\(query)").status == 403)
+        #expect(
+            try Self.get(s.port, "/info?\(query)&sig=\(thumbSig)").status == 403, "a /thumb signature is not /info's")
+        let signed = try Binary.run(["sign", "/info?\(query)"], env: ["ASPECT_SECURITY_SIGNINGKEY": key])
+        let path = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(signed.status == 0 && path.hasPrefix("/info?"), "\(signed.stderr)")
+        let r = try Self.get(s.port, path)
+        #expect(r.status == 200, "\(path): \(r.text)")
+    }
+}
