@@ -129,30 +129,7 @@ public struct Thumbnailer: Sendable {
         let small = Size(
             width: max(1, Int((Double(info.size.width) * scale).rounded())),
             height: max(1, Int((Double(info.size.height) * scale).rounded())))
-        let source = try VSource(file, deadline: deadline)
-        let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
-        let toSRGB: Int32 = info.profile == .other ? 1 : 0
-        let shrink = info.format == "jpeg" ? ShrinkOnLoad.fast(from: info.size, to: small) : 1
-        func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
-            -> VImage
-        {
-            do throws(ImagingError) {
-                return try VImage.make(
-                    .decode,
-                    AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated"),
-                    body)
-            } catch {
-                if source.expired || deadline.passed { throw deadline.error }
-                throw error
-            }
-        }
-        let (w, h) = (Int32(small.width), Int32(small.height))
-        let lazy = try decoding {
-            shrink > 1
-                ? cvips_thumbnail_jpeg_force(source.pointer, $0, w, h, Int32(shrink), failOn, toSRGB)
-                : cvips_thumbnail_force(source.pointer, $0, w, h, failOn, toSRGB)
-        }
-        var image = try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        var image = try decodeResized(file, info, to: small, fastShrink: true, deadline: deadline)
         image = try Pipeline.toSRGB(try Pipeline.exactSize(image, small))
         if !image.hasAlpha { image = try image.then("alpha") { cvips_bandjoin_const1($0, $1, 255) } }
         let rgba = try image.pixels()
@@ -188,8 +165,35 @@ public struct Thumbnailer: Sendable {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
                 ))
         }
-        // The decode reads the file as it goes: past the deadline a read fails, and the
-        // failure is the timeout's, not the file's.
+        let resized = try decodeResized(
+            file, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        try deadline.check()
+        var image = try Pipeline.exactSize(resized, plan.resized)
+        image = try Pipeline.toSRGB(image)
+        image = try Pipeline.cropOrPlace(image, plan, format: format)
+        if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+        try deadline.check()
+        if !format.hasAlpha, image.hasAlpha {
+            let bg = plan.background ?? .white
+            image = try image.then("flatten") {
+                cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
+            }
+        }
+        return try Encoder.encode(image, format: format, quality: quality)
+    }
+}
+
+extension Thumbnailer {
+    /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by
+    /// `ShrinkOnLoad.fast` when `fastShrink`, else libvips' choice), autorotated, an
+    /// embedded profile other than sRGB's converted to sRGB (after the resize, on the
+    /// small image), into memory: every decode error, a truncated file included, is then
+    /// this stage's, and later steps may read the pixels in any order (smartcrop does).
+    /// The decode reads the file as it goes: past the deadline a read fails, and the
+    /// failure is the timeout's, not the file's.
+    func decodeResized(_ file: SourceFile, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
         let source = try VSource(file, deadline: deadline)
         func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
             -> VImage
@@ -204,35 +208,16 @@ public struct Thumbnailer: Sendable {
                 throw error
             }
         }
-        let (width, height) = (Int32(plan.resized.width), Int32(plan.resized.height))
+        let (width, height) = (Int32(size.width), Int32(size.height))
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
-        let shrink =
-            info.format == "jpeg" && limits.fastShrinkOnLoad ? ShrinkOnLoad.fast(from: info.size, to: plan.resized) : 1
-        // An embedded profile other than sRGB's is imported and the pixels converted to
-        // sRGB (after the resize, on the small image); an sRGB one needs no work.
+        let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
         let lazy = try decoding {
             shrink > 1
                 ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB)
                 : cvips_thumbnail_force(source.pointer, $0, width, height, failOn, toSRGB)
         }
-        // Decode now, into memory (the resized image is small): every decode error, a
-        // truncated file included, is then this stage's, and later steps may read the
-        // pixels in any order (smartcrop does).
-        let resized = try decoding { cvips_copy_memory(lazy.pointer, $0) }
-        try deadline.check()
-        var image = try Pipeline.exactSize(resized, plan.resized)
-        image = try Pipeline.toSRGB(image)
-        image = try Pipeline.cropOrPlace(image, plan, format: format)
-        if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
-        try deadline.check()
-        if !format.hasAlpha, image.hasAlpha {
-            let bg = plan.background ?? .white
-            image = try image.then("flatten") {
-                cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
-            }
-        }
-        return try Encoder.encode(image, format: format, quality: quality)
+        return try decoding { cvips_copy_memory(lazy.pointer, $0) }
     }
 }
 
