@@ -37,6 +37,8 @@ public struct Thumbnail: Sendable, Hashable {
         return t
     }
 
+    /// The same parameters for another source.
+    public func source(_ src: String) -> Thumbnail { setting("src", src) }
     /// The box's width, in points (CSS pixels); `dpr` multiplies it.
     public func width(_ w: Int) -> Thumbnail { setting("w", String(w)) }
     /// The box's height, in points.
@@ -64,19 +66,30 @@ public struct Thumbnail: Sendable, Hashable {
     public func dpr(_ d: Double) -> Thumbnail { setting("dpr", Self.number(d)) }
     public func upscale(_ on: Bool) -> Thumbnail { setting("upscale", on ? "1" : "0") }
 
-    /// `/thumb?…`: the parameters in canonical order, then `sig` when a key is given.
-    public func path(signingKey: String? = nil) -> String {
+    /// `/thumb?…` (or `/info?…` for `endpoint: "/info"`): the parameters in canonical
+    /// order, then `sig` when a key is given, signed over that endpoint's path.
+    public func path(signingKey: String? = nil, endpoint: String = "/thumb") -> String {
         let canonical = Signature.canonical(parameters.map { ($0.key, $0.value) })
-        guard let signingKey else { return "/thumb?" + canonical }
-        return "/thumb?" + canonical + "&sig=" + Signature.sign("/thumb?" + canonical, key: signingKey)
+        guard let signingKey else { return endpoint + "?" + canonical }
+        return endpoint + "?" + canonical + "&sig=" + Signature.sign(endpoint + "?" + canonical, key: signingKey)
     }
 
     /// The thumbnail's URL on the server at `base` (scheme, host, port, and a path prefix
     /// if the server sits behind one).
     public func url(base: URL, signingKey: String? = nil) -> URL? {
+        Self.join(base, path(signingKey: signingKey))
+    }
+
+    /// The `/info` URL for the same parameters: the source's size, ratio and placeholders,
+    /// and the `output` this thumbnail would have.
+    public func infoURL(base: URL, signingKey: String? = nil) -> URL? {
+        Self.join(base, path(signingKey: signingKey, endpoint: "/info"))
+    }
+
+    static func join(_ base: URL, _ path: String) -> URL? {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        return URL(string: text + path(signingKey: signingKey))
+        return URL(string: text + path)
     }
 
     /// A decimal without a trailing `.0` (`2`, `1.5`), as the server reads numbers.

@@ -178,4 +178,30 @@ import Testing
         let r = try Self.get(s.port, path)
         #expect(r.status == 200, "\(path): \(r.text)")
     }
+
+    /// The app's side: `AspectServer.info` reads `/info` over URLSession, a layout built
+    /// from its ratio asks for a thumbnail the server serves at the planned size, and an
+    /// error arrives with the server's status and message.
+    @Test func theClientReadsInfoAndItsLayoutIsServed() async throws {
+        let s = try serve()
+        let server = AspectServer(base: try #require(URL(string: "http://127.0.0.1:\(s.port)")))
+        let info = try await server.info(src: "portrait.jpg")
+        #expect(info.source.width == 1200 && info.source.height == 1800 && info.output == nil)
+        #expect(info.placeholder != nil)
+        let layout = AspectLayout(
+            src: "portrait.jpg", imageRatio: info.ratio, kind: .fill(ratio: 4.0 / 3), container: (375, .infinity),
+            scale: 3)
+        let planned = try await server.info(src: "portrait.jpg", for: layout.thumbnail)
+        // 400 points (375 rounded up to the step) at @3x, 4:3.
+        #expect(planned.output?.width == 1200 && planned.output?.height == 900, "\(String(describing: planned.output))")
+        let url = try #require(server.url(layout.thumbnail))
+        let thumb = try Self.get(s.port, String(url.absoluteString.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }))
+        #expect(thumb.status == 200, "\(url): \(thumb.text)")
+        do {
+            _ = try await server.info(src: "nope.jpg")
+            Issue.record("a missing source gave no error")
+        } catch let failure as AspectServer.Failure {
+            #expect(failure.status == 404 && failure.message.contains("nope.jpg"))
+        }
+    }
 }
