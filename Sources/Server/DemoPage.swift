@@ -39,6 +39,11 @@ enum DemoPage {
             else { continue }
             shown.append(name)
             rows += "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
+            // The placeholder, drawn by the page from /info's ThumbHash at /info's ratio.
+            let infoURL = "/info?" + signed("src=\(Canonical.encode(name))", signer, path: "/info")
+            rows +=
+                "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
+                + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
             for cell in cells {
                 let query = "src=\(Canonical.encode(name))&\(cell.query)"
                 guard let request = try? ThumbRequest.parse(query: query, limits: limits),
@@ -52,7 +57,7 @@ enum DemoPage {
             }
             rows += "</tr>\n"
         }
-        let header = cells.map { "<th>\(html($0.label))</th>" }.joined()
+        let header = "<th>placeholder</th>" + cells.map { "<th>\(html($0.label))</th>" }.joined()
         let options = shown.map { "<option>\(html($0))</option>" }.joined()
         let note =
             signer == nil
@@ -67,9 +72,9 @@ enum DemoPage {
         return .text(200, body, contentType: "text/html; charset=utf-8")
     }
 
-    private static func signed(_ query: String, _ signer: Signer?) -> String {
+    private static func signed(_ query: String, _ signer: Signer?, path: String = "/thumb") -> String {
         guard let signer, let params = try? QueryParameters.decode(query) else { return query }
-        return query + "&sig=" + signer.signature(params)
+        return query + "&sig=" + signer.signature(path: path, params)
     }
 
     static func html(_ s: String) -> String {
@@ -84,7 +89,8 @@ enum DemoPage {
         body { font: 14px system-ui, sans-serif; margin: 24px; color: #222; }
         table { border-collapse: collapse; } th, td { padding: 6px 10px; text-align: center; vertical-align: middle; }
         td img { background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
-        th small, td small { color: #666; } form { margin: 24px 0; } form label { margin-right: 12px; }
+        th small, td small { color: #666; } canvas.ph { width: 120px; display: inline-block; }
+        #infojson { background: #f4f4f4; padding: 8px; white-space: pre-wrap; max-width: 1200px; } form { margin: 24px 0; } form label { margin-right: 12px; }
         #result { margin-top: 12px; } code { background: #f4f4f4; padding: 2px 4px; }
         </style></head><body>
         <h1>Aspect</h1>
@@ -94,6 +100,7 @@ enum DemoPage {
         {{note}}
         <table><tr><th>source</th>{{header}}</tr>
         {{rows}}</table>
+        <pre id="infojson" hidden></pre>
         <h2>Try a URL</h2>
         <form id="form">
         <label>src <select name="src">{{options}}</select></label>
@@ -129,14 +136,79 @@ enum DemoPage {
           out.appendChild(link);
           out.appendChild(img);
         });
-        // For the browser test: once everything has loaded, what each grid image is.
-        window.addEventListener("load", function () {
+        // ThumbHash to RGBA, after Evan Wallace's published decoder.
+        function thumbHashToRGBA(hash) {
+          var h24 = hash[0] | (hash[1] << 8) | (hash[2] << 16), h16 = hash[3] | (hash[4] << 8);
+          var lDC = (h24 & 63) / 63, pDC = ((h24 >> 6) & 63) / 31.5 - 1, qDC = ((h24 >> 12) & 63) / 31.5 - 1;
+          var lScale = ((h24 >> 18) & 31) / 31, alpha = h24 >> 23;
+          var pScale = ((h16 >> 3) & 63) / 63, qScale = ((h16 >> 9) & 63) / 63, landscape = h16 >> 15;
+          var lx = Math.max(3, landscape ? (alpha ? 5 : 7) : h16 & 7);
+          var ly = Math.max(3, landscape ? h16 & 7 : (alpha ? 5 : 7));
+          var aDC = alpha ? (hash[5] & 15) / 15 : 1, aScale = (hash[5] >> 4) / 15;
+          var start = alpha ? 6 : 5, index = 0;
+          function channel(nx, ny, scale) {
+            var ac = [];
+            for (var cy = 0; cy < ny; cy++)
+              for (var cx = cy ? 0 : 1; cx * ny < nx * (ny - cy); cx++, index++)
+                ac.push((((hash[start + (index >> 1)] >> ((index & 1) << 2)) & 15) / 7.5 - 1) * scale);
+            return ac;
+          }
+          var lAC = channel(lx, ly, lScale), pAC = channel(3, 3, pScale * 1.25), qAC = channel(3, 3, qScale * 1.25);
+          var aAC = alpha ? channel(5, 5, aScale) : [];
+          var lxr = landscape ? (alpha ? 5 : 7) : h16 & 7, lyr = landscape ? h16 & 7 : (alpha ? 5 : 7);
+          var ratio = lxr / lyr;
+          var w = Math.round(ratio > 1 ? 32 : 32 * ratio), h = Math.round(ratio > 1 ? 32 / ratio : 32);
+          var rgba = new Uint8ClampedArray(w * h * 4), fx = [], fy = [];
+          for (var y = 0, i = 0; y < h; y++) {
+            for (var x = 0; x < w; x++, i += 4) {
+              var l = lDC, p = pDC, q = qDC, a = aDC, cx, cy, j, n;
+              for (cx = 0, n = Math.max(lx, alpha ? 5 : 3); cx < n; cx++) fx[cx] = Math.cos(Math.PI / w * (x + 0.5) * cx);
+              for (cy = 0, n = Math.max(ly, alpha ? 5 : 3); cy < n; cy++) fy[cy] = Math.cos(Math.PI / h * (y + 0.5) * cy);
+              for (cy = 0, j = 0; cy < ly; cy++)
+                for (cx = cy ? 0 : 1; cx * ly < lx * (ly - cy); cx++, j++) l += lAC[j] * fx[cx] * fy[cy] * 2;
+              for (cy = 0, j = 0; cy < 3; cy++)
+                for (cx = cy ? 0 : 1; cx < 3 - cy; cx++, j++) { p += pAC[j] * fx[cx] * fy[cy] * 2; q += qAC[j] * fx[cx] * fy[cy] * 2; }
+              if (alpha)
+                for (cy = 0, j = 0; cy < 5; cy++)
+                  for (cx = cy ? 0 : 1; cx < 5 - cy; cx++, j++) a += aAC[j] * fx[cx] * fy[cy] * 2;
+              var b = l - 2 / 3 * p, r = (3 * l - b + q) / 2, g = r - q;
+              rgba[i] = 255 * r; rgba[i + 1] = 255 * g; rgba[i + 2] = 255 * b; rgba[i + 3] = 255 * a;
+            }
+          }
+          return { w: w, h: h, rgba: rgba };
+        }
+        // Each placeholder: /info's ThumbHash decoded into the canvas, shown at /info's ratio.
+        var placeholders = Array.prototype.map.call(document.querySelectorAll("canvas.ph"), function (canvas) {
+          return fetch(canvas.getAttribute("data-info")).then(function (r) { return r.json(); }).then(function (info) {
+            var bytes = Uint8Array.from(atob(info.thumbhash), function (c) { return c.charCodeAt(0); });
+            var img = thumbHashToRGBA(bytes);
+            canvas.width = img.w; canvas.height = img.h;
+            canvas.getContext("2d").putImageData(new ImageData(img.rgba, img.w, img.h), 0, 0);
+            canvas.style.height = (120 / info.ratio) + "px";
+            return { info: canvas.getAttribute("data-info"), ratio: info.ratio,
+              shown: canvas.clientWidth / canvas.clientHeight, drawn: img.w * img.h };
+          });
+        });
+        document.querySelectorAll("a.info").forEach(function (a) {
+          a.addEventListener("click", function (e) {
+            e.preventDefault();
+            fetch(a.getAttribute("href")).then(function (r) { return r.text(); }).then(function (t) {
+              var pre = document.getElementById("infojson");
+              pre.textContent = a.getAttribute("href") + "\\n" + t;
+              pre.hidden = false;
+            });
+          });
+        });
+        // For the browser test: once everything has loaded, what each grid image is, and
+        // each placeholder.
+        var loaded = new Promise(function (resolve) { window.addEventListener("load", resolve); });
+        Promise.all([loaded, Promise.all(placeholders)]).then(function (done) {
           var rows = [];
           document.querySelectorAll("img[data-expect]").forEach(function (img) {
             rows.push({ src: img.getAttribute("src"), complete: img.complete,
               natural: img.naturalWidth + "x" + img.naturalHeight, expect: img.getAttribute("data-expect") });
           });
-          document.getElementById("report").textContent = JSON.stringify(rows);
+          document.getElementById("report").textContent = JSON.stringify({ images: rows, placeholders: done[1] });
         });
         </script>
         </body></html>

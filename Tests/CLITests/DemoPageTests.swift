@@ -38,6 +38,18 @@ import Testing
         let expect: String
     }
 
+    struct Placeholder: Decodable {
+        let info: String
+        let ratio: Double
+        let shown: Double
+        let drawn: Int
+    }
+
+    struct Report: Decodable {
+        let images: [Row]
+        let placeholders: [Placeholder]
+    }
+
     @Test func everyThumbnailOnThePageLoadsAtThePlannedSize() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -51,17 +63,25 @@ import Testing
             ])
         let url = "http://127.0.0.1:\(serve.port)/"
         let dom = try Self.browser(["--dump-dom", url])
-        let report = try #require(
+        let pre = try #require(
             dom.range(of: #"<pre id="report"[^>]*>(.*?)</pre>"#, options: .regularExpression).map { dom[$0] },
             "no report in the page: \(dom.prefix(300))")
-        let json = report.replacingOccurrences(of: #"<pre id="report"[^>]*>"#, with: "", options: .regularExpression)
+        let json = pre.replacingOccurrences(of: #"<pre id="report"[^>]*>"#, with: "", options: .regularExpression)
             .replacingOccurrences(of: "</pre>", with: "").replacingOccurrences(of: "&amp;", with: "&")
-        let rows = try JSONDecoder().decode([Row].self, from: Data(json.utf8))
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        let rows = report.images
         // Four sample images, eight cells each.
         #expect(rows.count == 32, "\(rows.count) thumbnails on the page")
         for r in rows {
             #expect(r.complete && r.natural != "0x0", "\(r.src) did not load")
             #expect(r.natural == r.expect, "\(r.src): \(r.natural), planned \(r.expect)")
+        }
+        // A placeholder per sample, decoded by the page from /info's ThumbHash and shown at
+        // the image's ratio (within a pixel of 120 wide).
+        #expect(report.placeholders.count == 4)
+        for p in report.placeholders {
+            #expect(p.drawn > 0, "\(p.info): nothing decoded")
+            #expect(abs(p.shown - p.ratio) < 0.02, "\(p.info): shown at \(p.shown), the image is \(p.ratio)")
         }
         // The screenshot, for a person to look at (the README's comes from the same command).
         let shot = Binary.repositoryRoot.appendingPathComponent(".build/demo.png")
