@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# /info beside /thumb, in one run (issue 16):
+#   1. misses: /info of a photo against a 300×225 fill /thumb of the same photo, each
+#      request a copy never asked for before (so each is a miss), alternating, medians;
+#   2. hits: wrk on one /info and one /thumb, rounds alternating, medians.
+#
+#   bash bench/info.sh
+# Env: N (30 misses of each), ROUNDS (5), DURATION (10s), CONNS (64), PHOTO (big.jpg).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${N:-30}"; ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-64}"; PHOTO="${PHOTO:-big.jpg}"
+PEERS="$(cd ../shared/peers && pwd)"
+bash scripts/setup.sh
+. "$PEERS/common.sh"
+need_apt wrk curl
+[ -f "$IMAGES/$PHOTO" ] || "$PEERS/make-corpus.sh" >/dev/null
+swift build -c release --product aspect >/dev/null
+BIN="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
+out=$(mktemp -d); echo "raw output: $out" >&2
+mkdir -p "$out/images"
+for i in $(seq "$N"); do
+  cp "$IMAGES/$PHOTO" "$out/images/info-$i.jpg"; cp "$IMAGES/$PHOTO" "$out/images/thumb-$i.jpg"
+done
+cp "$IMAGES/$PHOTO" "$out/images/hit.jpg"
+cat "$out"/images/* > /dev/null  # in the page cache, both kinds alike
+ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port 18380 --images "$out/images" --cache-dir "$out/cache" \
+  >/dev/null 2>"$out/aspect.log" &
+pid=$!
+trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
+wait_http "http://127.0.0.1:18380/healthz" 30
+time_of() {
+  local r; r=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' "$1")
+  [ "${r% *}" = 200 ] || { echo "$1 answered ${r% *}" >&2; exit 1; }
+  echo "${r#* }"
+}
+THUMB_Q="w=300&h=225&mode=fill"
+for i in $(seq "$N"); do
+  if [ $((i % 2)) = 0 ]; then
+    time_of "http://127.0.0.1:18380/info?src=info-$i.jpg" >> "$out/miss-info.txt"
+    time_of "http://127.0.0.1:18380/thumb?src=thumb-$i.jpg&$THUMB_Q" >> "$out/miss-thumb.txt"
+  else
+    time_of "http://127.0.0.1:18380/thumb?src=thumb-$i.jpg&$THUMB_Q" >> "$out/miss-thumb.txt"
+    time_of "http://127.0.0.1:18380/info?src=info-$i.jpg" >> "$out/miss-info.txt"
+  fi
+done
+INFO="http://127.0.0.1:18380/info?src=hit.jpg"
+THUMB="http://127.0.0.1:18380/thumb?src=hit.jpg&$THUMB_Q"
+time_of "$INFO" >/dev/null; time_of "$THUMB" >/dev/null
+for r in $(seq "$ROUNDS"); do
+  wrk -t2 -c"$CONNS" -d"$DURATION" "$INFO" > "$out/wrk-info-$r.txt"
+  wrk -t2 -c"$CONNS" -d"$DURATION" "$THUMB" > "$out/wrk-thumb-$r.txt"
+done
+python3 - "$out" "$ROUNDS" "$N" "$PHOTO" "$(stat -c %s "$IMAGES/$PHOTO")" "$(curl -s "$INFO" | wc -c)" \
+  "$(curl -s "$THUMB" | wc -c)" <<'PY'
+import re, statistics, sys
+out, rounds, n, photo, size, info_bytes, thumb_bytes = sys.argv[1:8]
+rounds, n = int(rounds), int(n)
+def col(name): return [float(x) * 1000 for x in open(f"{out}/{name}.txt").read().split()]
+mi, mt = statistics.median(col("miss-info")), statistics.median(col("miss-thumb"))
+print(f"### /info beside /thumb: {photo} ({int(size) // 1000} kB), medians\n")
+print("| miss | ms (median of %d) |" % n)
+print("|---|---|")
+print(f"| /info (header, 100 px decode, ThumbHash, BlurHash, colours) | {mi:.1f} |")
+print(f"| /thumb 300×225 fill | {mt:.1f} |")
+print(f"\n/info miss / /thumb miss: {mi / mt:.2f}×\n")
+def rps(kind):
+    return [float(re.search(r"Requests/sec:\s+([\d.]+)", open(f"{out}/wrk-{kind}-{r}.txt").read()).group(1))
+            for r in range(1, rounds + 1)]
+i, t = rps("info"), rps("thumb")
+print(f"| hits, wrk -t2 -c64, {rounds} alternating rounds | req/s (median) | range | body bytes |")
+print("|---|---|---|---|")
+print(f"| /info | {statistics.median(i):.0f} | {min(i):.0f}–{max(i):.0f} | {info_bytes} |")
+print(f"| /thumb 300×225 fill | {statistics.median(t):.0f} | {min(t):.0f}–{max(t):.0f} | {thumb_bytes} |")
+PY
