@@ -37,8 +37,19 @@ public enum Geometry {
             }
             throw tooLarge("beyond any size", limits)
         }
-        let bw = round(css.width * r.dpr)
-        let bh = round(css.height * r.dpr)
+        var bw = round(css.width * r.dpr)
+        var bh = round(css.height * r.dpr)
+        // A box derived from the source alone (ratio alone, or nothing) is scaled down,
+        // keeping its ratio, to fit maxDimension × maxDimension: `src=photo.jpg` on a
+        // 6000-pixel photo is a 4096-wide image, not an error. Fitted in device pixels, so
+        // a dpr cannot push it over the limit either. Only a box the client sized is a 400.
+        if r.width == nil, r.height == nil, let w = bw, let h = bh {
+            let fit = min(1, Double(limits.maxDimension) / w, Double(limits.maxDimension) / h)
+            if fit < 1 {
+                bw = round(w * fit).map { min(max(1, $0), Double(limits.maxDimension)) }
+                bh = round(h * fit).map { min(max(1, $0), Double(limits.maxDimension)) }
+            }
+        }
         guard let bw, let bh, bw <= Double(limits.maxDimension), bh <= Double(limits.maxDimension) else {
             let shown = bw.flatMap { w in bh.map { h in "\(Int(w))×\(Int(h))" } } ?? "beyond any size"
             throw tooLarge(shown, limits, dpr: r.dpr)

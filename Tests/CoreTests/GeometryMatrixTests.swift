@@ -50,6 +50,11 @@ import Testing
         }
         bw = Double(r(bw * dpr))
         bh = Double(r(bh * dpr))
+        // A box from the source alone is fitted into max × max, in device pixels.
+        if g.w == nil, g.h == nil, bw > Double(max) || bh > Double(max) {
+            let fit = min(Double(max) / bw, Double(max) / bh)
+            (bw, bh) = (Double(min(r(bw * fit), max)), Double(min(r(bh * fit), max)))
+        }
         if bw > Double(max) || bh > Double(max) { return nil }
         var s = mode == .fit || mode == .pad ? min(bw / srcW, bh / srcH) : Swift.max(bw / srcW, bh / srcH)
         if !upscale && s > 1 {

@@ -207,3 +207,21 @@ import Testing
         #expect(big.hasAlpha(sourceHasAlpha: false))
     }
 }
+
+/// SPEC's maxDimension rule: a box from the source alone is fitted, a client's box is a 400.
+@Suite struct MaxDimensionTests {
+    @Test func aBoxFromTheSourceAloneIsFittedNotRefused() throws {
+        let photo = size(6000, 4000)
+        #expect(try planOrCode(photo, request()).get().output == size(4096, 2731))
+        #expect(try planOrCode(photo, request(ratio: 1, mode: .fill)).get().output == size(4000, 4000))
+        #expect(try planOrCode(size(9000, 3000), request(ratio: 2, mode: .fill)).get().output == size(4096, 2048))
+        // dpr cannot push it over: fitted in device pixels.
+        #expect(try planOrCode(photo, request(dpr: 2)).get().output == size(4096, 2731))
+        // Sized by the client: still a 400, never clamped.
+        guard case .failure(let e) = planOrCode(photo, request(w: 5000)) else {
+            Issue.record("w=5000 was not refused")
+            return
+        }
+        #expect(e.code == .badParam && e.message.contains("limits.maxDimension"))
+    }
+}
