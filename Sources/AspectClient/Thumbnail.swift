@@ -65,6 +65,9 @@ public struct Thumbnail: Sendable, Hashable {
     /// The screen's scale (2 for a Retina screen): the pixels are the box times this.
     public func dpr(_ d: Double) -> Thumbnail { setting("dpr", Self.number(d)) }
     public func upscale(_ on: Bool) -> Thumbnail { setting("upscale", on ? "1" : "0") }
+    /// A preset the server's configuration names (`presets`); parameters set here as well
+    /// override the preset's.
+    public func preset(_ name: String) -> Thumbnail { setting("preset", name) }
 
     /// `/thumb?…` (or `/info?…` for `endpoint: "/info"`): the parameters in canonical
     /// order, then `sig` when a key is given, signed over that endpoint's path.

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Config {
     /// Every key of the configuration, in the order the README's table lists them.
     public static let keys: [ConfigKey] = [
@@ -140,6 +142,38 @@ extension Config {
         .string("s3.accessKeyId", "S3 access key id", allowEmpty: true, \.s3.accessKeyId),
         .secret("s3.secretAccessKey", "S3 secret access key (never printed)", \.s3.secretAccessKey),
         .secret("s3.sessionToken", "S3 session token, for temporary credentials (never printed)", \.s3.sessionToken),
+        .boolean(
+            "security.onlyPresets", "only preset= requests are served (with src, dpr, format, sig)",
+            \.security.onlyPresets),
+        ConfigKey("presets", "named parameter sets: a JSON object of name to query string") { c, v, _ in
+            var object: [String: ConfigValue] = [:]
+            switch v {
+            case .object(let o): object = o
+            case .string(let text):
+                // From ASPECT_PRESETS: the same JSON object, as text.
+                guard let data = text.data(using: .utf8),
+                    let decoded = try? JSONDecoder().decode(ConfigValue.self, from: data),
+                    case .object(let o) = decoded
+                else { return "must be a JSON object of preset names to query strings" }
+                object = o
+            default: return "must be a JSON object of preset names to query strings"
+            }
+            var presets: [String: String] = [:]
+            for (name, value) in object {
+                guard case .string(let q) = value else {
+                    return "must map each name to a query string; '\(name)' is not a string"
+                }
+                presets[name] = q
+            }
+            c.presets = presets
+            return nil
+        } read: {
+            $0.presets.isEmpty
+                ? "{}"
+                : "{"
+                    + $0.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
+                        separator: ", ") + "}"
+        },
         .choice("log.format", "access and event log format", \.log.format),
         .choice("log.level", "least severe event that is logged", \.log.level),
         .boolean("log.access", "one line per request on stdout", \.log.access),

@@ -76,6 +76,8 @@ public struct Config: Equatable, Sendable {
     public struct Security: Equatable, Sendable {
         /// When non-empty, every `/thumb` request needs a valid `sig`.
         public var signingKey = ""
+        /// Only `preset=` requests (with `src`, `dpr`, `format`, `sig`) are served.
+        public var onlyPresets = false
     }
 
     /// Fetching from an HTTP origin or an S3 bucket (SPEC: Sources).
@@ -148,6 +150,8 @@ public struct Config: Equatable, Sendable {
     public var security = Security()
     public var log = Log()
     public var sources = Sources()
+    /// Named parameter sets, as configured (checked into `Presets` at load).
+    public var presets: [String: String] = [:]
     public var s3 = S3()
 
     public init() {}

@@ -27,6 +27,8 @@ public struct ServiceHandler: HTTPHandler {
     let recent = RecentKeys()
     /// Where fetches from a remote origin wait: not on the image workers.
     let fetches: FetchPool
+    /// `presets`, checked when the configuration was loaded.
+    let presets: Presets
 
     public init(
         config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
@@ -40,6 +42,8 @@ public struct ServiceHandler: HTTPHandler {
         self.signer = signer
         self.demoPage = demoPage
         fetches = FetchPool(threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
+        // Already checked by Config.load, which refuses a configuration with a bad preset.
+        presets = (try? Presets(config.presets, limits: config.requestLimits)) ?? Presets()
     }
 
     /// What a render leaves for every request waiting on it.
@@ -150,14 +154,18 @@ public struct ServiceHandler: HTTPHandler {
                 return .respond(Self.error(AspectError(.badSignature, "sig does not match this request")))
             }
         }
+        // The signature covers the request as sent (preset= included); then the preset's
+        // parameters stand in for its name, the request's own winning.
         let parsed: ThumbRequest
+        let expanded: QueryParameters
         do throws(AspectError) {
-            parsed = try ThumbRequest.parse(params, limits: config.requestLimits)
+            expanded = try presets.expand(params, onlyPresets: config.security.onlyPresets)
+            parsed = try ThumbRequest.parse(expanded, limits: config.requestLimits)
         } catch {
             return .respond(Self.error(error))
         }
         // /info gives `output` when any /thumb parameter is there besides src.
-        let wantsOutput = params.pairs.contains { $0.name != "src" && $0.name != "sig" }
+        let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
         let known = Known(
             request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
             wantsOutput: wantsOutput)

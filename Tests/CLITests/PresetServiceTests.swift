@@ -1,0 +1,77 @@
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+/// Presets and `security.onlyPresets` through the real binary.
+@Suite(.serialized) struct PresetServiceTests {
+    let dir: URL
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-presets-\(UUID().uuidString)")
+        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
+        precondition(made.status == 0, made.stderr)
+        try Data(
+            #"{"presets": {"avatar": "w=64&h=64&mode=fill&gravity=smart&shape=circle", "card": "w=300&ratio=4:3&mode=fill"}}"#
+                .utf8
+        ).write(to: dir.appendingPathComponent("config.json"))
+    }
+
+    func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
+        try ServeProcess(
+            dir: dir,
+            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
+                env
+            ) { $1 }, args: ["--config", dir.appendingPathComponent("config.json").path])
+    }
+
+    static func get(_ port: Int, _ target: String) throws -> TestClient.Response {
+        let c = try TestClient(port: port, timeoutSeconds: 60)
+        try c.send(TestClient.get(target))
+        return try c.response()
+    }
+
+    func size(_ body: [UInt8]) throws -> (Int, Int) {
+        let file = dir.appendingPathComponent("out-\(UUID().uuidString)")
+        try Data(body).write(to: file)
+        let info = try Thumbnailer(limits: ImagingLimits()).probe(path: file.path)
+        return (info.size.width, info.size.height)
+    }
+
+    @Test func presetsExpandAndRequestsOverride() throws {
+        let s = try serve()
+        let avatar = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=avatar")
+        #expect(avatar.status == 200 && avatar.headers["content-type"] == "image/png", "\(avatar.text)")
+        #expect(try size(avatar.body) == (64, 64))
+        // The preset and its parameters spelled out are one cache entry.
+        let spelled = try Self.get(
+            s.port, "/thumb?src=landscape.jpg&w=64&h=64&mode=fill&gravity=smart&shape=circle")
+        #expect(spelled.headers["etag"] == avatar.headers["etag"] && spelled.headers["x-cache"] == "HIT")
+        let wide = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=card&w=400&dpr=2")
+        #expect(try size(wide.body) == (800, 600))
+        let info = try Self.get(s.port, "/info?src=landscape.jpg&preset=card")
+        #expect(info.text.contains(#""output": {"width": 300, "height": 225"#), "\(info.text)")
+        let unknown = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=hero")
+        #expect(unknown.status == 400 && unknown.text.contains("the presets are avatar, card"), "\(unknown.text)")
+    }
+
+    @Test func onlyPresetsServesNoOtherVariant() throws {
+        let s = try serve(["ASPECT_SECURITY_ONLYPRESETS": "true"])
+        #expect(try Self.get(s.port, "/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)
+        for target in [
+            "/thumb?src=landscape.jpg&w=100", "/thumb?src=landscape.jpg&preset=card&w=900",
+            "/info?src=landscape.jpg&mode=fit", "/thumb?src=landscape.jpg",
+        ] {
+            let r = try Self.get(s.port, target)
+            #expect(r.status == 400 && r.text.contains("presets only"), "\(target): \(r.text)")
+        }
+    }
+
+    @Test func aBadPresetStopsStartUpNamingIt() throws {
+        let r = try Binary.run(
+            ["serve", "--port", "0"], env: ["ASPECT_PRESETS": #"{"thumb": "w=100&mode=wide"}"#], cwd: dir)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(
+            r.stderr.contains("presets") && r.stderr.contains("preset 'thumb' is not a valid request"), "\(r.stderr)")
+    }
+}
