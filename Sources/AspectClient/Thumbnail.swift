@@ -65,6 +65,18 @@ public struct Thumbnail: Sendable, Hashable {
     /// The screen's scale (2 for a Retina screen): the pixels are the box times this.
     public func dpr(_ d: Double) -> Thumbnail { setting("dpr", Self.number(d)) }
     public func upscale(_ on: Bool) -> Thumbnail { setting("upscale", on ? "1" : "0") }
+    /// The region of the upright source to use, each 0 … 1 of its width or height.
+    public func crop(x: Double, y: Double, width: Double, height: Double) -> Thumbnail {
+        setting("crop", [x, y, width, height].map(Self.number).joined(separator: ","))
+    }
+    /// Clockwise: 90, 180 or 270.
+    public func rotate(_ degrees: Int) -> Thumbnail { setting("rotate", String(degrees)) }
+    public enum Flip: String, Sendable, CaseIterable { case h, v, hv }
+    public func flip(_ f: Flip) -> Thumbnail { setting("flip", f.rawValue) }
+    /// A Gaussian blur of the output, σ 0.3 … 100 (a background behind text, say).
+    public func blur(_ sigma: Double) -> Thumbnail { setting("blur", Self.number(sigma)) }
+    /// Sharpening of the output, σ 0.3 … 10 (after a large downscale).
+    public func sharpen(_ sigma: Double) -> Thumbnail { setting("sharpen", Self.number(sigma)) }
     /// A preset the server's configuration names (`presets`); parameters set here as well
     /// override the preset's.
     public func preset(_ name: String) -> Thumbnail { setting("preset", name) }

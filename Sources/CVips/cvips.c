@@ -223,6 +223,14 @@ int cvips_linear1(VipsImage *in, VipsImage **out, double a, double b, int uchar_
 
 int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle) { return vips_rot(in, out, angle, NULL); }
 
+int cvips_flip(VipsImage *in, VipsImage **out, VipsDirection direction) { return vips_flip(in, out, direction, NULL); }
+
+int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma) { return vips_gaussblur(in, out, sigma, NULL); }
+
+int cvips_sharpen(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_sharpen(in, out, "sigma", sigma, NULL);
+}
+
 int cvips_copy_memory(VipsImage *in, VipsImage **out) {
     *out = vips_image_copy_memory(in);
     return *out ? 0 : -1;

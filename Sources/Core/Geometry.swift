@@ -24,13 +24,32 @@ public enum Geometry {
         return (max(1, bw), max(1, bh))
     }
 
-    /// The plan for `request` on a source of `source` pixels (after EXIF orientation).
-    public static func plan(source: Size, request r: ThumbRequest, limits: RequestLimits) throws(AspectError) -> Plan {
-        guard source.width >= 1, source.height >= 1,
-            Double(source.width) <= Rounding.ceiling, Double(source.height) <= Rounding.ceiling
+    /// The plan for `request` on a source of `upright` pixels (after EXIF orientation):
+    /// first the region and the rotation, which change what `W0 × H0` is, then the box.
+    public static func plan(source upright: Size, request r: ThumbRequest, limits: RequestLimits) throws(AspectError)
+        -> Plan
+    {
+        guard upright.width >= 1, upright.height >= 1,
+            Double(upright.width) <= Rounding.ceiling, Double(upright.height) <= Rounding.ceiling
         else {
-            throw AspectError(.unsupportedSource, "the source reports a size of \(source), which is not an image")
+            throw AspectError(.unsupportedSource, "the source reports a size of \(upright), which is not an image")
         }
+        let region = r.region.map { $0.pixels(of: upright) }
+        let cut = region?.size ?? upright
+        let source = r.rotate == 90 || r.rotate == 270 ? Size(width: cut.height, height: cut.width) : cut
+        var plan = try planAfterRegion(source: source, request: r, limits: limits)
+        plan.upright = upright
+        plan.region = region
+        plan.rotate = r.rotate
+        plan.flip = r.flip
+        plan.blur = r.blur
+        plan.sharpen = r.sharpen
+        return plan
+    }
+
+    static func planAfterRegion(source: Size, request r: ThumbRequest, limits: RequestLimits) throws(AspectError)
+        -> Plan
+    {
         guard let css = cssBox(source: source, width: r.width, height: r.height, ratio: r.ratio) else {
             if r.width != nil, r.height != nil, r.ratio != nil {
                 throw .badParam("w, h and ratio are all given; give at most two of them")
@@ -89,7 +108,7 @@ public enum Geometry {
         var plan = Plan(
             source: source, mode: r.mode, box: box, scale: s, scaleX: s, scaleY: s,
             resized: box, output: box, crop: nil, placement: nil, gravity: r.gravity,
-            shape: r.shape, cornerRadius: 0, background: r.background)
+            shape: r.shape, cornerRadius: 0, background: r.background, upright: source)
 
         // For fit and pad, s is at most box/source on both axes, so products stay within
         // the box. Only fill with upscaling, on a source of extreme aspect, can scale a

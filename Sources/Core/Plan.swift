@@ -60,6 +60,19 @@ public struct Plan: Equatable, Sendable {
     public var cornerRadius: Double
     /// The colour asked for, if any (pad bars, flattened corners).
     public var background: Color?
+    /// Before the geometry: the source as decoded (after EXIF orientation), the region
+    /// of it used (nil: all of it), then the rotation and the flip. `source` is what they
+    /// leave: the `W0 × H0` the geometry planned on.
+    public var upright: Size
+    public var region: Rect?
+    public var rotate = 0
+    public var flip: Flip?
+    /// After the geometry, before the shape.
+    public var blur: Double?
+    public var sharpen: Double?
+
+    /// Whether anything happens before the geometry.
+    public var reshapesSource: Bool { region != nil || rotate != 0 || flip != nil }
 
     /// Whether the result has transparent pixels: a shape, transparent pad bars, or a
     /// source with alpha.

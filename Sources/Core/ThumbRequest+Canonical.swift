@@ -7,6 +7,12 @@ extension ThumbRequest {
     /// `canonical` strings (the basis of the cache key) are equal. `sig` is never part.
     public var normalizedPairs: [(name: String, value: String)] {
         var p: [(name: String, value: String)] = [("src", src)]
+        if let region {
+            p.append(
+                ("crop", [region.x, region.y, region.width, region.height].map(decimalString).joined(separator: ",")))
+        }
+        if rotate != 0 { p.append(("rotate", "\(rotate)")) }
+        if let flip { p.append(("flip", flip.rawValue)) }
         switch (width, height, ratio) {
         case (let w?, nil, let r?):
             p += [("w", "\(w)"), ("h", "\(max(1, Int((Double(w) / r.value).rounded(.toNearestOrAwayFromZero))))")]
@@ -31,6 +37,8 @@ extension ThumbRequest {
         if let background { p.append(("bg", background.description)) }
         p.append(("format", format.rawValue))
         if let quality { p.append(("q", "\(quality)")) }
+        if let blur { p.append(("blur", decimalString(blur))) }
+        if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         return p
     }
 

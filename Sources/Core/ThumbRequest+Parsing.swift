@@ -2,7 +2,7 @@ extension ThumbRequest {
     /// Every parameter name `/thumb` knows.
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
-        "radius", "bg", "format", "q", "sig",
+        "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -66,6 +66,32 @@ extension ThumbRequest {
         }
         if let v = values["format"] { r.format = try choice("format", v, FormatChoice.self) }
         if let v = values["q"] { r.quality = try integer("q", v, 1...100) }
+        if let v = values["crop"] {
+            let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { NumberSyntax.decimal($0) }
+            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+                [x, y, w, h].allSatisfy({ (0...1).contains($0) }), w > 0, h > 0
+            else {
+                throw .badParam(
+                    "crop must be x,y,w,h: four decimals 0 … 1 of the image, w and h above 0 (crop=0.25,0,0.5,1), got \(quoted(v))"
+                )
+            }
+            guard x + w <= 1 + 1e-9, y + h <= 1 + 1e-9 else {
+                throw .badParam("crop \(quoted(v)) leaves the image: x + w and y + h must be at most 1")
+            }
+            r.region = Region(x: x, y: y, width: w, height: h)
+        }
+        if let v = values["rotate"] {
+            guard let n = NumberSyntax.integer(Substring(v)), [90, 180, 270].contains(n) else {
+                throw .badParam("rotate must be 90, 180 or 270 (clockwise), got \(quoted(v))")
+            }
+            r.rotate = n
+        }
+        if let v = values["flip"] { r.flip = try choice("flip", v, Flip.self) }
+        if let v = values["blur"] { r.blur = try decimal("blur", v, 0.3...100) }
+        if let v = values["sharpen"] { r.sharpen = try decimal("sharpen", v, 0.3...10) }
+        if r.blur != nil, r.sharpen != nil {
+            throw .badParam("blur and sharpen are both given; give one of them")
+        }
         if let v = values["sig"] {
             guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {
                 throw .badParam("sig must be base64url (A-Z a-z 0-9 - _), got \(quoted(v))")

@@ -145,6 +145,15 @@ public struct ThumbRequest: Equatable, Sendable {
     public var background: Color?
     public var format: FormatChoice = .auto
     public var quality: Int?
+    /// `crop`: the region of the upright source to use, in relative units.
+    public var region: Region?
+    /// `rotate`: 0, 90, 180 or 270, clockwise, after the region.
+    public var rotate = 0
+    public var flip: Flip?
+    /// `blur`: the σ of a Gaussian blur of the output.
+    public var blur: Double?
+    /// `sharpen`: the σ of a sharpening of the output.
+    public var sharpen: Double?
     /// The `sig` parameter, checked by the server against the raw query.
     public var signature: String?
 
@@ -152,4 +161,33 @@ public struct ThumbRequest: Equatable, Sendable {
 
     /// Default corner radius in CSS pixels.
     public static let defaultRadius = 8
+}
+
+/// A region of an image in relative units, 0 … 1 of its width and height.
+public struct Region: Equatable, Hashable, Sendable {
+    public var x: Double, y: Double, width: Double, height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The region in pixels of an image of `size`: edges rounded, at least 1×1, inside it.
+    public func pixels(of size: Size) -> Rect {
+        func edge(_ v: Double, _ n: Int) -> Int {
+            min(n, max(0, Int((v * Double(n)).rounded(.toNearestOrAwayFromZero))))
+        }
+        let x0 = edge(x, size.width)
+        let y0 = edge(y, size.height)
+        let w = max(1, edge(x + width, size.width) - x0)
+        let h = max(1, edge(y + height, size.height) - y0)
+        return Rect(x: min(x0, size.width - w), y: min(y0, size.height - h), width: w, height: h)
+    }
+}
+
+/// `flip`: mirror horizontally, vertically, or both.
+public enum Flip: String, Sendable, CaseIterable {
+    case h, v, hv
 }

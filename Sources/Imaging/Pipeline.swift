@@ -13,6 +13,14 @@ enum Pipeline {
         return image
     }
 
+    /// After the geometry, before the shape: `blur` or `sharpen`, as 8-bit sRGB again.
+    static func effects(_ image: VImage, _ plan: Plan) throws(ImagingError) -> VImage {
+        var out = image
+        if let sigma = plan.blur { out = try out.then("gaussblur") { cvips_gaussblur($0, $1, sigma) } }
+        if let sigma = plan.sharpen { out = try out.then("sharpen") { cvips_sharpen($0, $1, sigma) } }
+        return plan.blur == nil && plan.sharpen == nil ? out : try toSRGB(out)
+    }
+
     /// sRGB with 8 bits a band, alpha kept: grey, CMYK (already imported by the
     /// thumbnail step), 16-bit and float sources all end the same way.
     static func toSRGB(_ image: VImage) throws(ImagingError) -> VImage {

@@ -165,12 +165,15 @@ public struct Thumbnailer: Sendable {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
                 ))
         }
-        let resized = try decodeResized(
-            file, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        let resized =
+            plan.reshapesSource
+            ? try decodeRegion(file, info, plan, deadline: deadline)
+            : try decodeResized(file, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         try deadline.check()
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
+        image = try Pipeline.effects(image, plan)
         if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
         try deadline.check()
         if !format.hasAlpha, image.hasAlpha {
@@ -184,6 +187,50 @@ public struct Thumbnailer: Sendable {
 }
 
 extension Thumbnailer {
+    /// Before the geometry: the whole upright source resized so that the plan's region
+    /// comes out at the planned size (turned back for a quarter turn), that region cut
+    /// out, then rotated and flipped: `plan.resized`, as the plan says.
+    func decodeRegion(_ file: SourceFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
+        let region = plan.region ?? Rect(x: 0, y: 0, width: plan.upright.width, height: plan.upright.height)
+        let quarter = plan.rotate == 90 || plan.rotate == 270
+        let cut = quarter ? Size(width: plan.resized.height, height: plan.resized.width) : plan.resized
+        let sx = Double(cut.width) / Double(region.width)
+        let sy = Double(cut.height) / Double(region.height)
+        let whole = Size(
+            width: max(cut.width, Int((Double(plan.upright.width) * sx).rounded())),
+            height: max(cut.height, Int((Double(plan.upright.height) * sy).rounded())))
+        guard Int64(whole.width) * Int64(whole.height) <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this crop scales the whole source to \(whole) pixels before cutting the region out, over "
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a larger region or a smaller size")
+            )
+        }
+        var image = try decodeResized(file, info, to: whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        image = try Pipeline.exactSize(image, whole)
+        if plan.region != nil {
+            let left = min(Int((Double(region.x) * sx).rounded()), whole.width - cut.width)
+            let top = min(Int((Double(region.y) * sy).rounded()), whole.height - cut.height)
+            image = try image.then("extract_area") {
+                cvips_extract_area($0, $1, Int32(left), Int32(top), Int32(cut.width), Int32(cut.height))
+            }
+        }
+        if plan.rotate != 0 {
+            let angle =
+                plan.rotate == 90 ? VIPS_ANGLE_D90 : plan.rotate == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
+            image = try image.then("rot") { cvips_rot($0, $1, angle) }
+        }
+        if let flip = plan.flip {
+            if flip != .v { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_HORIZONTAL) } }
+            if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
+        }
+        return image
+    }
+
     /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by
     /// `ShrinkOnLoad.fast` when `fastShrink`, else libvips' choice), autorotated, an
     /// embedded profile other than sRGB's converted to sRGB (after the resize, on the

@@ -7,11 +7,14 @@ enum ThumbCommand {
     /// The flags, each a `/thumb` parameter of the same name.
     static let parameters = [
         "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape", "radius", "bg", "q",
+        "crop", "rotate", "flip", "blur", "sharpen", "preset",
     ]
 
     static let usage = """
         Usage: aspect thumb SRC OUT [--w N] [--h N] [--ratio R] [--mode M] [--gravity G] [--fx X] [--fy Y]
                                     [--upscale 0|1] [--dpr D] [--shape S] [--radius N] [--bg RRGGBB[AA]] [--q N]
+                                    [--crop X,Y,W,H] [--rotate 90|180|270] [--flip h|v|hv] [--blur S]
+                                    [--sharpen S] [--preset NAME]
 
         Makes one thumbnail with the same pipeline and rules as GET /thumb. The format comes from
         OUT's extension (.jpg, .jpeg, .png, .webp, .avif). Limits come from the configuration
@@ -57,7 +60,10 @@ enum ThumbCommand {
         guard case .loaded(let config) = ConfigCommand.load([]) else { return 2 }
         let request: ThumbRequest
         do throws(AspectError) {
-            request = try ThumbRequest.parse(QueryParameters(pairs: query), limits: config.requestLimits)
+            // A preset from the configuration's presets, as the service expands it.
+            let presets = (try? Presets(config.presets, limits: config.requestLimits)) ?? Presets()
+            let expanded = try presets.expand(QueryParameters(pairs: query), onlyPresets: false)
+            request = try ThumbRequest.parse(expanded, limits: config.requestLimits)
         } catch {
             return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))
         }

@@ -70,3 +70,14 @@ func thumb(_ path: String, _ query: String, accept: String? = nil, limits: Imagi
         path: path, request: try request(query), requestLimits: RequestLimits(), accept: accept)
     return (try ImageFile.decode(rendered.bytes), rendered)
 }
+
+/// The colours at an image's four quadrant centres: top left, top right, bottom left,
+/// bottom right (RGB).
+func quadrantCentres(_ img: RawImage) -> [[UInt8]] {
+    let (w, h) = (img.width, img.height)
+    return [
+        img.pixel(w / 4, h / 4), img.pixel(3 * w / 4, h / 4), img.pixel(w / 4, 3 * h / 4),
+        img.pixel(3 * w / 4, 3 * h / 4),
+    ]
+    .map { Array($0.prefix(3)) }
+}

@@ -17,16 +17,6 @@ import Testing
             "portrait.png", ImageFile.encode(Fixtures.quadrants(width: 200, height: 400), as: .png))
     }
 
-    /// The colours at the output's four quadrant centres: TL, TR, BL, BR.
-    func corners(_ img: RawImage) -> [[UInt8]] {
-        let (w, h) = (img.width, img.height)
-        return [
-            img.pixel(w / 4, h / 4), img.pixel(3 * w / 4, h / 4), img.pixel(w / 4, 3 * h / 4),
-            img.pixel(3 * w / 4, 3 * h / 4),
-        ]
-        .map { Array($0.prefix(3)) }
-    }
-
     static let r = Fixtures.red, g = Fixtures.green, b = Fixtures.blue, y = Fixtures.yellow
 
     // A 100×100 fill of the 400×200 landscape scales it to 200×100 and keeps a 100-wide window.
@@ -43,7 +33,7 @@ import Testing
         let (img, rendered) = try thumb(landscape, "w=100&h=100&mode=fill&format=png&gravity=" + gravity)
         #expect(img.width == 100 && img.height == 100)
         #expect(rendered.plan.output == Size(width: 100, height: 100))
-        #expect(corners(img) == expected)
+        #expect(quadrantCentres(img) == expected)
     }
 
     static let portraitFill: [(String, [[UInt8]])] = [
@@ -55,7 +45,7 @@ import Testing
     @Test(arguments: portraitFill)
     func fillKeepsTheNamedRegionOfAPortrait(gravity: String, expected: [[UInt8]]) throws {
         let (img, _) = try thumb(portrait, "w=100&h=100&mode=fill&format=png&gravity=" + gravity)
-        #expect(corners(img) == expected)
+        #expect(quadrantCentres(img) == expected)
     }
 
     @Test func entropyKeepsTheDetailedHalf() throws {

@@ -74,6 +74,12 @@ int cvips_multiply(VipsImage *a, VipsImage *b, VipsImage **out);
 int cvips_linear1(VipsImage *in, VipsImage **out, double a, double b, int uchar_out);
 /// Rotates by a multiple of 90 degrees (a VipsAngle).
 int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
+/// Mirrors: direction is a VipsDirection.
+int cvips_flip(VipsImage *in, VipsImage **out, VipsDirection direction);
+/// A Gaussian blur of standard deviation sigma.
+int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma);
+/// Sharpening (unsharp mask on L*) of standard deviation sigma.
+int cvips_sharpen(VipsImage *in, VipsImage **out, double sigma);
 int cvips_copy_memory(VipsImage *in, VipsImage **out);
 /// A new image header over the same pixels, so its metadata can change alone.
 int cvips_copy(VipsImage *in, VipsImage **out);

@@ -1,0 +1,75 @@
+import Core
+import Imaging
+import TestSupport
+import Testing
+
+/// `crop`, `rotate`, `flip`, `blur` and `sharpen` on synthetic sources, by their pixels.
+@Suite struct OptionTests {
+    let fixtures: Fixtures
+    let landscape: String  // 400×200: red | green over blue | yellow
+
+    init() throws {
+        fixtures = try Fixtures()
+        landscape = try fixtures.write(
+            "landscape.png", ImageFile.encode(Fixtures.quadrants(width: 400, height: 200), as: .png))
+    }
+
+    static let r = Fixtures.red, g = Fixtures.green, b = Fixtures.blue, y = Fixtures.yellow
+
+    /// Each region keeps its quadrant, at the region's own ratio.
+    static let regions: [(String, [UInt8])] = [
+        ("0,0,0.5,0.5", r), ("0.5,0,0.5,0.5", g), ("0,0.5,0.5,0.5", b), ("0.5,0.5,0.5,0.5", y),
+    ]
+
+    @Test(arguments: regions)
+    func aRegionKeepsItsQuadrant(region: String, colour: [UInt8]) throws {
+        let (img, rendered) = try thumb(landscape, "crop=\(region)&w=50&format=png")
+        #expect(img.width == 50 && img.height == 25, "the region is 200×100")
+        #expect(rendered.plan.source == Size(width: 200, height: 100))
+        #expect(quadrantCentres(img).allSatisfy { $0 == colour }, "\(quadrantCentres(img))")
+    }
+
+    /// A quarter turn moves red from top left to top right; flips mirror; rotate after crop.
+    static let turns: [(String, [[UInt8]], (Int, Int))] = [
+        ("rotate=90", [b, r, y, g], (50, 100)), ("rotate=180", [y, b, g, r], (100, 50)),
+        ("rotate=270", [g, y, r, b], (50, 100)), ("flip=h", [g, r, y, b], (100, 50)),
+        ("flip=v", [b, y, r, g], (100, 50)), ("flip=hv", [y, b, g, r], (100, 50)),
+        ("crop=0,0,0.5,1&rotate=90", [b, r, b, r], (50, 50)),
+    ]
+
+    @Test(arguments: turns)
+    func rotationAndFlipMoveTheCorners(query: String, expected: [[UInt8]], size: (Int, Int)) throws {
+        let box = size.0 == 50 ? "w=50" : "w=100"
+        let (img, _) = try thumb(landscape, "\(query)&\(box)&format=png")
+        #expect(img.width == size.0 && img.height == size.1, "\(img.width)×\(img.height)")
+        #expect(quadrantCentres(img) == expected, "\(query): \(quadrantCentres(img))")
+    }
+
+    /// Blur lowers an edge's contrast: the largest step between neighbours across a
+    /// black-white edge drops from 255 to under 60 with σ = 4. Sharpening overshoots on
+    /// both sides of an edge between two greys (64 | 192): darker than 60 and lighter than
+    /// 196 next to it, the unsharp mask's mark; without it, the row holds the two greys.
+    @Test func blurSoftensAnEdgeAndSharpenOvershootsIt() throws {
+        func image(_ name: String, _ left: UInt8, _ right: UInt8) throws -> String {
+            var pixels: [UInt8] = []
+            for _ in 0..<100 { for x in 0..<200 { pixels += x < 100 ? [left, left, left] : [right, right, right] } }
+            return try fixtures.write(
+                name, ImageFile.encode(RawImage(width: 200, height: 100, bands: 3, pixels: pixels), as: .png))
+        }
+        func row(_ path: String, _ query: String) throws -> [Int] {
+            let (img, _) = try thumb(path, query + "&format=png")
+            return (0..<img.width).map { Int(img.pixel($0, 50)[0]) }
+        }
+        func steepest(_ values: [Int]) -> Int { (1..<values.count).map { abs(values[$0] - values[$0 - 1]) }.max() ?? 0 }
+        let edge = try image("edge.png", 0, 255)
+        #expect(steepest(try row(edge, "w=200")) == 255)
+        let blurred = steepest(try row(edge, "w=200&blur=4"))
+        #expect(blurred < 60, "\(blurred)")
+
+        let greys = try image("greys.png", 64, 192)
+        let plain = try row(greys, "w=200")
+        #expect(plain.min() == 64 && plain.max() == 192)
+        let sharp = try row(greys, "w=200&sharpen=2")
+        #expect((sharp.min() ?? 64) < 60 && (sharp.max() ?? 192) > 196, "\(sharp[90..<110])")
+    }
+}
