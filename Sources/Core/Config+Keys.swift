@@ -92,6 +92,9 @@ extension Config {
             "http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds",
             \.http.maxAgeSeconds),
         .boolean("http.demoPage", "the demo page at / (sample images in every mode, a URL builder)", \.http.demoPage),
+        .boolean(
+            "http.autoAvif", "format=auto may choose AVIF for clients that accept it (AVIF costs more to encode)",
+            \.http.autoAvif),
         .integer(
             "limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
         .decimal("limits.maxDpr", 1...10, "largest dpr", \.limits.maxDpr),

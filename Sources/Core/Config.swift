@@ -63,6 +63,8 @@ public struct Config: Equatable, Sendable {
         public var maxAgeSeconds = 31_536_000
         /// The demo page at `/`: on in the embedded default (config.json), off otherwise.
         public var demoPage = false
+        /// `format=auto` may choose AVIF when `Accept` lists it (off: AVIF costs more to encode).
+        public var autoAvif = false
     }
 
     public struct Limits: Equatable, Sendable {
@@ -158,7 +160,7 @@ public struct Config: Equatable, Sendable {
 
     /// The limits a request is parsed and planned against.
     public var requestLimits: RequestLimits {
-        RequestLimits(maxDimension: limits.maxDimension, maxDpr: limits.maxDpr)
+        RequestLimits(maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif)
     }
 
     /// Whether `sig` is required.

@@ -35,7 +35,7 @@ public struct RenderOrder: Equatable, Sendable {
     ) throws(AspectError) -> RenderOrder {
         let plan = try Geometry.plan(source: source.size, request: request, limits: limits)
         let format = request.format.resolve(
-            accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha))
+            accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha), autoAvif: limits.autoAvif)
         return RenderOrder(plan: plan, format: format, quality: request.quality)
     }
 }

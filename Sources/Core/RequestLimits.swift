@@ -4,9 +4,12 @@ public struct RequestLimits: Equatable, Sendable {
     public var maxDimension: Int
     /// Largest `dpr`.
     public var maxDpr: Double
+    /// `http.autoAvif`: `format=auto` may choose AVIF for a client that lists it.
+    public var autoAvif: Bool
 
-    public init(maxDimension: Int = 4096, maxDpr: Double = 4) {
+    public init(maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
+        self.autoAvif = autoAvif
     }
 }

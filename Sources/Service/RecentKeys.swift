@@ -9,7 +9,8 @@ final class RecentKeys: Sendable {
     /// whether the client takes WebP (for `format=auto`).
     struct Target: Hashable, Sendable {
         var query: String
-        var acceptsWebP: Bool
+        /// What `format=auto` would choose by: `AcceptHeader.autoTag`.
+        var autoTag: String
     }
 
     struct Known: Sendable {

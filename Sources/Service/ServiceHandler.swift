@@ -130,9 +130,9 @@ public struct ServiceHandler: HTTPHandler {
     /// source identity and result store; then a render or a description.
     private func thumb(_ request: HTTPRequestHead, _ endpoint: Endpoint) -> Route {
         let accept = request.headers["Accept"]
-        let acceptsWebP = AcceptHeader.accepts(accept ?? "", "image/webp")
+        let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif)
         let memoKey = RecentKeys.Target(
-            query: endpoint == .thumb ? request.query : "/info?" + request.query, acceptsWebP: acceptsWebP)
+            query: endpoint == .thumb ? request.query : "/info?" + request.query, autoTag: autoTag)
         if let known = recent.get(memoKey), sources.isCurrent(known.identity),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
@@ -220,7 +220,7 @@ public struct ServiceHandler: HTTPHandler {
         let parsed = known.parsed
         // For auto, what varies with the client is whether WebP is acceptable.
         var formatTag =
-            parsed.format == .auto ? (known.memoKey.acceptsWebP ? "auto+webp" : "auto") : parsed.format.rawValue
+            parsed.format == .auto ? known.memoKey.autoTag : parsed.format.rawValue
         var canonical = parsed.canonical
         var auto = parsed.format == .auto
         if known.endpoint == .info {

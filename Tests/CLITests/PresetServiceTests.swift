@@ -74,4 +74,22 @@ import Testing
         #expect(
             r.stderr.contains("presets") && r.stderr.contains("preset 'thumb' is not a valid request"), "\(r.stderr)")
     }
+
+    /// `http.autoAvif`: AVIF for a browser that lists it, a cache entry of its own; WebP
+    /// for the same browser when it is off.
+    @Test func autoAvifChoosesAVIFOnlyWhenOn() throws {
+        let browser = "image/avif,image/webp,image/apng,*/*;q=0.8"
+        func get(_ port: Int, _ accept: String) throws -> TestClient.Response {
+            let c = try TestClient(port: port, timeoutSeconds: 60)
+            try c.send("GET /thumb?src=landscape.jpg&w=120 HTTP/1.1\r\nHost: x\r\nAccept: \(accept)\r\n\r\n")
+            return try c.response()
+        }
+        let on = try serve(["ASPECT_HTTP_AUTOAVIF": "true"])
+        let avif = try get(on.port, browser)
+        #expect(avif.headers["content-type"] == "image/avif" && avif.headers["vary"] == "Accept")
+        let webp = try get(on.port, "image/webp,*/*")
+        #expect(webp.headers["content-type"] == "image/webp" && webp.headers["etag"] != avif.headers["etag"])
+        let off = try serve(["ASPECT_CACHE_DIR": "cache-off"])
+        #expect(try get(off.port, browser).headers["content-type"] == "image/webp")
+    }
 }

@@ -57,6 +57,16 @@ import Testing
         #expect(FormatChoice.auto.resolve(accept: "IMAGE/WEBP", resultHasAlpha: false) == .webp)
         #expect(FormatChoice.png.resolve(accept: "image/webp", resultHasAlpha: false) == .png)
         #expect(FormatChoice.jpeg.resolve(accept: nil, resultHasAlpha: true) == .jpeg)
+        // http.autoAvif: AVIF first for a client that lists it, only when on.
+        let browser = "image/avif,image/webp,*/*"
+        #expect(FormatChoice.auto.resolve(accept: browser, resultHasAlpha: false, autoAvif: true) == .avif)
+        #expect(FormatChoice.auto.resolve(accept: "image/webp", resultHasAlpha: false, autoAvif: true) == .webp)
+        #expect(
+            FormatChoice.auto.resolve(accept: "image/avif;q=0,image/webp", resultHasAlpha: true, autoAvif: true)
+                == .webp)
+        #expect(AcceptHeader.autoTag(browser, autoAvif: true) == "auto+avif")
+        #expect(AcceptHeader.autoTag(browser, autoAvif: false) == "auto+webp")
+        #expect(AcceptHeader.autoTag(nil, autoAvif: true) == "auto")
     }
 
     @Test func colours() {
