@@ -103,6 +103,10 @@ extension Config {
         .integer(
             "limits.processingTimeoutMs", 10...3_600_000, "longest time for one image job, in ms",
             \.limits.processingTimeoutMs),
+        .integer(
+            "limits.maxAnimationFrames", 1...100_000,
+            "most frames an animated source may have; its frames together count against limits.maxSourcePixels",
+            \.limits.maxAnimationFrames),
         ConfigKey("security.signingKey", "HMAC key; when set, every /thumb needs sig (at least 16 characters)") {
             c, v, _ in
             guard case .string(let s) = v, s.isEmpty || s.utf8.count >= 16 else {

@@ -73,6 +73,8 @@ public struct Config: Equatable, Sendable {
         public var maxSourceBytes: Int64 = 50 << 20
         public var maxSourcePixels: Int64 = 50_000_000
         public var processingTimeoutMs = 10_000
+        /// Most frames an animated source may have (GIF, WebP); more is a 413.
+        public var maxAnimationFrames = 100
     }
 
     public struct Security: Equatable, Sendable {

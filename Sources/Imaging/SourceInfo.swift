@@ -28,14 +28,17 @@ public struct ImagingLimits: Equatable, Sendable {
     public var processingTimeoutMs: Int
     /// JPEG shrink-on-load by the largest factor the scale allows (`images.fastShrinkOnLoad`).
     public var fastShrinkOnLoad: Bool
+    /// Most frames of an animated source (`limits.maxAnimationFrames`).
+    public var maxAnimationFrames = 100
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
 
     public init(
         maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats,
-        processingTimeoutMs: Int = 0, fastShrinkOnLoad: Bool = true
+        processingTimeoutMs: Int = 0, fastShrinkOnLoad: Bool = true, maxAnimationFrames: Int = 100
     ) {
+        self.maxAnimationFrames = maxAnimationFrames
         self.processingTimeoutMs = processingTimeoutMs
         self.fastShrinkOnLoad = fastShrinkOnLoad
         self.maxSourceBytes = maxSourceBytes
@@ -48,6 +51,7 @@ public struct ImagingLimits: Equatable, Sendable {
             maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
             formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs,
             fastShrinkOnLoad: config.images.fastShrinkOnLoad)
+        maxAnimationFrames = config.limits.maxAnimationFrames
     }
 }
 

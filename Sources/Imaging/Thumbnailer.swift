@@ -98,13 +98,23 @@ public struct Thumbnailer: Sendable {
             cvips_open_header(source.pointer, $0)
         }
         let stored = header.size
-        let pixels = Int64(stored.width) * Int64(stored.height)
+        let frames = max(1, Int(vips_image_get_n_pages(header.pointer)))
+        guard frames <= limits.maxAnimationFrames else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .sourceTooLarge,
+                    "the source has \(frames) frames, over limits.maxAnimationFrames \(limits.maxAnimationFrames)"))
+        }
+        // An animation's frames count together (SPEC: Animated sources).
+        let pixels = Int64(stored.width) * Int64(stored.height) * Int64(frames)
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
                 AspectError(
                     .sourceTooLarge,
-                    "the source is \(stored) = \(pixels) pixels, over limits.maxSourcePixels \(limits.maxSourcePixels)")
+                    "the source is \(stored)\(frames > 1 ? " × \(frames) frames" : "") = \(pixels) pixels, over "
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels)")
             )
         }
         let orientation = Int(vips_image_get_orientation(header.pointer))
@@ -112,8 +122,7 @@ public struct Thumbnailer: Sendable {
         return SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
-            bytes: bytes, profile: ICCProfile.kind(header.iccProfile),
-            frames: max(1, Int(vips_image_get_n_pages(header.pointer))))
+            bytes: bytes, profile: ICCProfile.kind(header.iccProfile), frames: frames)
     }
 
     /// The side `describe` decodes to, at most: what ThumbHash takes.
