@@ -22,7 +22,7 @@ public struct Thumbnail: Sendable, Hashable {
     }
 
     public enum Format: String, Sendable, CaseIterable {
-        case auto, jpeg, png, webp, avif
+        case auto, jpeg, png, webp, avif, gif
     }
 
     /// The parameters so far, by name.
@@ -77,6 +77,8 @@ public struct Thumbnail: Sendable, Hashable {
     public func blur(_ sigma: Double) -> Thumbnail { setting("blur", Self.number(sigma)) }
     /// Sharpening of the output, σ 0.3 … 10 (after a large downscale).
     public func sharpen(_ sigma: Double) -> Thumbnail { setting("sharpen", Self.number(sigma)) }
+    /// The first frame of an animated source only.
+    public func firstFrameOnly() -> Thumbnail { setting("frames", "1") }
     /// A preset the server's configuration names (`presets`); parameters set here as well
     /// override the preset's.
     public func preset(_ name: String) -> Thumbnail { setting("preset", name) }

@@ -132,15 +132,50 @@ int cvips_open_header(VipsSource *source, VipsImage **out) {
 // export_srgb: an embedded RGB (or grey) profile is imported and the pixels converted to
 // sRGB. Without it, libvips 8.14's thumbnail converts only CMYK (and sources it must
 // import anyway) and leaves RGB pixels in their own space.
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb) {
-    // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
-    // string does.
-    const char *options = fail_on == VIPS_FAIL_ON_ERROR ? "fail_on=error" : "";
+/// vips_thumbnail_source to exactly width × height, with the loader's options.
+static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb,
+                            const char *options) {
     if (export_srgb)
         return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on",
                                      fail_on, "option_string", options, "export_profile", "srgb", NULL);
     return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on", fail_on,
                                  "option_string", options, NULL);
+}
+
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb) {
+    // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
+    // string does.
+    return thumbnail_forced(source, out, width, height, fail_on, export_srgb,
+                            fail_on == VIPS_FAIL_ON_ERROR ? "fail_on=error" : "");
+}
+
+int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
+                             int export_srgb) {
+    return thumbnail_forced(source, out, width, height, fail_on, export_srgb,
+                            fail_on == VIPS_FAIL_ON_ERROR ? "n=-1,fail_on=error" : "n=-1");
+}
+
+int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
+    return vips_arrayjoin(in, out, n, "across", 1, NULL);
+}
+
+void cvips_get_animation(VipsImage *in, int *page_height, const int **delay, int *n_delay, int *loop) {
+    *page_height = vips_image_get_page_height(in);
+    if (*page_height == in->Ysize) *page_height = 0;
+    int *d = NULL;
+    *n_delay = 0;
+    if (vips_image_get_typeof(in, "delay") && vips_image_get_array_int(in, "delay", &d, n_delay) == 0)
+        *delay = d;
+    else
+        *delay = NULL, *n_delay = 0;
+    *loop = 0;
+    if (vips_image_get_typeof(in, "loop")) vips_image_get_int(in, "loop", loop);
+}
+
+void cvips_set_animation(VipsImage *in, int page_height, const int *delay, int n_delay, int loop) {
+    vips_image_set_int(in, "page-height", page_height);
+    if (n_delay > 0) vips_image_set_array_int(in, "delay", delay, n_delay);
+    vips_image_set_int(in, "loop", loop);
 }
 
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
@@ -270,3 +305,13 @@ int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail
     return *out ? 0 : -1;
 }
 
+
+int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out) {
+    // Only GIF, WebP, TIFF, PDF and HEIF loaders have pages; the others refuse n.
+    *out = vips_image_new_from_buffer(data, length, "n=-1", NULL);
+    if (!*out) {
+        vips_error_clear();
+        *out = vips_image_new_from_buffer(data, length, "", NULL);
+    }
+    return *out ? 0 : -1;
+}

@@ -7,12 +7,15 @@ public struct SourceDescription: Equatable, Sendable {
     /// The loader's name for it: `jpeg`, `png`, `webp`, …
     public var format: String
     public var bytes: Int64
+    /// Frames of an animated source; 1 for a still one.
+    public var frames: Int
 
-    public init(size: Size, hasAlpha: Bool, format: String, bytes: Int64) {
+    public init(size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1) {
         self.size = size
         self.hasAlpha = hasAlpha
         self.format = format
         self.bytes = bytes
+        self.frames = frames
     }
 }
 
@@ -21,11 +24,14 @@ public struct RenderOrder: Equatable, Sendable {
     public var plan: Plan
     public var format: ImageFormat
     public var quality: Int?
+    /// Every frame goes through the plan, and the output is animated (WebP or GIF).
+    public var animated: Bool
 
-    public init(plan: Plan, format: ImageFormat, quality: Int?) {
+    public init(plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false) {
         self.plan = plan
         self.format = format
         self.quality = quality
+        self.animated = animated
     }
 
     /// The order for `request` on a source described so: Core's geometry, and the format
@@ -34,9 +40,22 @@ public struct RenderOrder: Equatable, Sendable {
         _ request: ThumbRequest, source: SourceDescription, limits: RequestLimits, accept: String?
     ) throws(AspectError) -> RenderOrder {
         let plan = try Geometry.plan(source: source.size, request: request, limits: limits)
-        let format = request.format.resolve(
-            accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha), autoAvif: limits.autoAvif)
-        return RenderOrder(plan: plan, format: format, quality: request.quality)
+        // An animation stays one (SPEC: Animated sources): auto is WebP where accepted, else
+        // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1.
+        let moving = source.frames > 1 && !request.firstFrameOnly
+        let format: ImageFormat =
+            moving && request.format == .auto
+            ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
+            : request.format.resolve(
+                accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
+                autoAvif: limits.autoAvif)
+        if moving, format == .webp || format == .gif, plan.reshapesSource {
+            throw .badParam(
+                "crop, rotate and flip are not applied to animations yet; add frames=1 for the first frame")
+        }
+        return RenderOrder(
+            plan: plan, format: format, quality: request.quality,
+            animated: moving && (format == .webp || format == .gif))
     }
 }
 

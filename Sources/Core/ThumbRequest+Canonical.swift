@@ -39,6 +39,7 @@ extension ThumbRequest {
         if let quality { p.append(("q", "\(quality)")) }
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
+        if firstFrameOnly { p.append(("frames", "1")) }
         return p
     }
 
@@ -56,6 +57,7 @@ extension FormatChoice {
         case .png: .png
         case .webp: .webp
         case .avif: .avif
+        case .gif: .gif
         case .auto:
             if autoAvif, let accept, AcceptHeader.accepts(accept, "image/avif") {
                 .avif

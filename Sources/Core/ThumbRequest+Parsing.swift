@@ -2,7 +2,7 @@ extension ThumbRequest {
     /// Every parameter name `/thumb` knows.
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
-        "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "sig",
+        "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -91,6 +91,12 @@ extension ThumbRequest {
         if let v = values["sharpen"] { r.sharpen = try decimal("sharpen", v, 0.3...10) }
         if r.blur != nil, r.sharpen != nil {
             throw .badParam("blur and sharpen are both given; give one of them")
+        }
+        if let v = values["frames"] {
+            guard v == "1" else {
+                throw .badParam("frames must be 1 (the first frame of an animation), got \(quoted(v))")
+            }
+            r.firstFrameOnly = true
         }
         if let v = values["sig"] {
             guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {

@@ -51,12 +51,12 @@ public enum Shape: String, Sendable, CaseIterable {
 
 /// What the client asked for as the output format.
 public enum FormatChoice: String, Sendable, CaseIterable {
-    case auto, jpeg, png, webp, avif
+    case auto, jpeg, png, webp, avif, gif
 }
 
 /// A concrete output format.
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, webp, avif
+    case jpeg, png, webp, avif, gif
 
     public var hasAlpha: Bool { self != .jpeg }
 
@@ -67,7 +67,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         switch self {
         case .jpeg, .webp: 80
         case .avif: 50
-        case .png: nil
+        case .png, .gif: nil
         }
     }
 
@@ -78,6 +78,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case "png": self = .png
         case "webp": self = .webp
         case "avif": self = .avif
+        case "gif": self = .gif
         default: return nil
         }
     }
@@ -154,6 +155,8 @@ public struct ThumbRequest: Equatable, Sendable {
     public var blur: Double?
     /// `sharpen`: the σ of a sharpening of the output.
     public var sharpen: Double?
+    /// `frames=1`: the first frame of an animated source only.
+    public var firstFrameOnly = false
     /// The `sig` parameter, checked by the server against the raw query.
     public var signature: String?
 

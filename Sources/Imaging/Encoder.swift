@@ -6,18 +6,35 @@ enum Encoder {
     /// PNG's zlib level: 6 is libpng's own default, a fair balance of size and time.
     static let pngCompression: Int32 = 6
 
-    static func encode(_ image: VImage, format: ImageFormat, quality: Int?) throws(ImagingError) -> [UInt8] {
+    /// What an animated output keeps of its source: the frames' height, delays, loops.
+    struct Animation {
+        var pageHeight: Int
+        var delays: [Int32]
+        var loop: Int32
+    }
+
+    static func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil)
+        throws(ImagingError) -> [UInt8]
+    {
         let q = Int32(quality ?? format.defaultQuality ?? 80)
         if format == .avif, !avifAvailable {
             throw ImagingError(.encode, unavailable)
         }
         let image = try withoutMetadata(image)
+        if let animation {
+            // On the stripped copy, which no one else holds: the savers read these.
+            animation.delays.withUnsafeBufferPointer {
+                cvips_set_animation(
+                    image.pointer, Int32(animation.pageHeight), $0.baseAddress, Int32($0.count), animation.loop)
+            }
+        }
         let bytes = takeBuffer { buffer, length in
             switch format {
             case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, 1, 1, 1)
             case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, 1)
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, 1)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, 1)
+            case .gif: cvips_gifsave(image.pointer, buffer, length)
             }
         }
         guard let bytes else {

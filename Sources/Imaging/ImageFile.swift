@@ -51,7 +51,7 @@ public enum ImageFile {
     /// an animation of frames stacked vertically (GIF, WebP); metadata is kept.
     public static func encode(
         _ raw: RawImage, as container: Container, quality: Int = 95, orientation: Int? = nil, cmyk: Bool = false,
-        profile: Profile? = nil, pageHeight: Int? = nil
+        profile: Profile? = nil, pageHeight: Int? = nil, delays: [Int32] = [], loop: Int32 = 0
     ) throws(ImagingError) -> [UInt8] {
         try Vips.start()
         var image = try VImage.fromPixels(raw.pixels, width: raw.width, height: raw.height, bands: raw.bands)
@@ -67,7 +67,12 @@ public enum ImageFile {
         case nil: break
         }
         if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
-        if let pageHeight { vips_image_set_int(image.pointer, "page-height", Int32(pageHeight)) }
+        if let pageHeight {
+            image = try image.then("copy") { cvips_copy($0, $1) }
+            delays.withUnsafeBufferPointer {
+                cvips_set_animation(image.pointer, Int32(pageHeight), $0.baseAddress, Int32($0.count), loop)
+            }
+        }
         let q = Int32(quality)
         let bytes = takeBuffer { buffer, length in
             switch container {
@@ -125,6 +130,54 @@ public enum ImageFile {
             i += 1
         }
         return names
+    }
+
+    /// Every frame of an animation decoded, stacked top to bottom, as 8-bit sRGB.
+    public static func decodeAllPages(_ bytes: [UInt8]) throws(ImagingError) -> RawImage {
+        try Vips.start()
+        let result = bytes.withUnsafeBytes { raw -> Result<RawImage, ImagingError> in
+            Result { () throws(ImagingError) -> RawImage in
+                let lazy = try VImage.make(.decode, AspectError(.unsupportedSource, "not an image")) {
+                    cvips_load_buffer_pages(raw.baseAddress, raw.count, $0)
+                }
+                let image = try Pipeline.toSRGB(lazy)
+                return RawImage(
+                    width: image.size.width, height: image.size.height, bands: image.bands, pixels: try image.pixels())
+            }
+        }
+        return try result.get()
+    }
+
+    /// What an encoded animation holds, read back by libvips with every frame loaded.
+    public struct Animation: Equatable, Sendable {
+        public var frames: Int
+        public var width: Int
+        public var pageHeight: Int
+        public var delays: [Int32]
+        public var loop: Int32
+        public var bands: Int
+    }
+
+    public static func animation(_ bytes: [UInt8]) throws(ImagingError) -> Animation {
+        try Vips.start()
+        let result = bytes.withUnsafeBytes { raw -> Result<Animation, ImagingError> in
+            Result { () throws(ImagingError) -> Animation in
+                let image = try VImage.make(.decode, AspectError(.unsupportedSource, "not an image")) {
+                    cvips_load_buffer_pages(raw.baseAddress, raw.count, $0)
+                }
+                var pageHeight: Int32 = 0
+                var delays: UnsafePointer<Int32>?
+                var count: Int32 = 0
+                var loop: Int32 = 0
+                cvips_get_animation(image.pointer, &pageHeight, &delays, &count, &loop)
+                let h = pageHeight > 0 ? Int(pageHeight) : image.size.height
+                return Animation(
+                    frames: image.size.height / h, width: image.size.width, pageHeight: h,
+                    delays: delays.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? [], loop: loop,
+                    bands: image.bands)
+            }
+        }
+        return try result.get()
     }
 
     /// Loads and decodes into memory while the bytes are alive: libvips reads a buffer

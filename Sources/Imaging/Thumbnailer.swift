@@ -49,13 +49,19 @@ public struct Thumbnailer: Sendable {
         do throws(AspectError) {
             wanted = try order(
                 SourceDescription(
-                    size: source.size, hasAlpha: source.hasAlpha, format: source.format, bytes: source.bytes))
+                    size: source.size, hasAlpha: source.hasAlpha, format: source.format, bytes: source.bytes,
+                    frames: source.frames))
         } catch {
             throw ImagingError(.header, error)
         }
-        let bytes = try render(
-            file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-            deadline: deadline)
+        let bytes =
+            wanted.animated
+            ? try renderAnimation(
+                file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                deadline: deadline)
+            : try render(
+                file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                deadline: deadline)
         return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
     }
 
@@ -196,6 +202,74 @@ public struct Thumbnailer: Sendable {
 }
 
 extension Thumbnailer {
+    /// An animated source to an animated WebP or GIF: libvips resizes every frame (loaded
+    /// with n=-1) to the planned size in one pass; then each frame goes through the same
+    /// steps as a still (crop or place, effects, shape), and the frames are joined again
+    /// with the source's delays and loop count.
+    func renderAnimation(
+        file: SourceFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+    ) throws(ImagingError) -> [UInt8] {
+        let frames = info.frames
+        let pixels = Int64(plan.resized.width) * Int64(plan.resized.height) * Int64(frames)
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this request scales the animation's \(frames) frames to \(plan.resized) each, over "
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a smaller size or frames=1"))
+        }
+        let source = try VSource(file, deadline: deadline)
+        let (w, h) = (Int32(plan.resized.width), Int32(plan.resized.height))
+        let toSRGB: Int32 = info.profile == .other ? 1 : 0
+        let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
+        let corrupt = AspectError(
+            .unsupportedSource, "the animation cannot be decoded: a frame is corrupt or truncated")
+        let strip: VImage
+        do throws(ImagingError) {
+            let lazy = try VImage.make(.decode, corrupt) {
+                cvips_thumbnail_animated(source.pointer, $0, w, h, failOn, toSRGB)
+            }
+            strip = try VImage.make(.decode, corrupt) { cvips_copy_memory(lazy.pointer, $0) }
+        } catch {
+            if source.expired || deadline.passed { throw deadline.error }
+            throw error
+        }
+        var pageHeight: Int32 = 0
+        var delayPointer: UnsafePointer<Int32>?
+        var delayCount: Int32 = 0
+        var loop: Int32 = 0
+        cvips_get_animation(strip.pointer, &pageHeight, &delayPointer, &delayCount, &loop)
+        let delays = delayPointer.map { Array(UnsafeBufferPointer(start: $0, count: Int(delayCount))) } ?? []
+        guard strip.size.width == plan.resized.width, Int(pageHeight) == plan.resized.height,
+            strip.size.height == plan.resized.height * frames
+        else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "processing the animation failed (resize)"),
+                detail: "thumbnail gave \(strip.size) in pages of \(pageHeight), planned \(frames) × \(plan.resized)")
+        }
+        var done: [VImage] = []
+        for i in 0..<frames {
+            try deadline.check()
+            var frame = try strip.then("extract_area") { cvips_extract_area($0, $1, 0, Int32(i) * h, w, h) }
+            frame = try Pipeline.toSRGB(frame)
+            frame = try Pipeline.cropOrPlace(frame, plan, format: format)
+            frame = try Pipeline.effects(frame, plan)
+            if let shape = plan.shape { frame = try Pipeline.clip(frame, shape: shape, radius: plan.cornerRadius) }
+            done.append(frame)
+        }
+        // The frames stay referenced by `done` while the join reads them.
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = done.map { $0.pointer }
+        let joined = try VImage.make(.process, AspectError(.internalError, "processing the animation failed (join)")) {
+            out in cvips_arrayjoin_vertical(&pointers, Int32(pointers.count), out)
+        }
+        let bytes = try Encoder.encode(
+            joined, format: format, quality: quality,
+            animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop))
+        withExtendedLifetime(done) {}
+        return bytes
+    }
+
     /// Before the geometry: the whole upright source resized so that the plan's region
     /// comes out at the planned size (turned back for a quarter turn), that region cut
     /// out, then rotated and flipped: `plan.resized`, as the plan says.

@@ -40,7 +40,7 @@ import Testing
         let cases: [[String]] = [
             ["thumb", source, path("x.jpg"), "--w", "abc"],
             ["thumb", source, path("x.jpg"), "--width", "3"],
-            ["thumb", source, path("x.gif"), "--w", "3"],
+            ["thumb", source, path("x.bmp"), "--w", "3"],
             ["thumb", source],
             ["thumb", source, path("x.jpg"), "--w", "300", "--h", "300", "--ratio", "1"],
             ["thumb", source, path("x.jpg"), "--w"],

@@ -95,6 +95,7 @@ import Testing
 
     static func magic(_ bytes: [UInt8]) -> ImageFormat? {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if bytes.starts(with: Array("GIF89a".utf8)) || bytes.starts(with: Array("GIF87a".utf8)) { return .gif }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if bytes.count > 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WEBP".utf8) {
             return .webp

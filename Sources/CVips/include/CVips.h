@@ -47,6 +47,17 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
                                int export_srgb);
 
+/// Every frame of an animated source (loaded with n=-1), each resized to exactly
+/// width × height as cvips_thumbnail_force does: a strip of frames, page-height = height.
+int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
+                             int export_srgb);
+/// Images stacked top to bottom.
+int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
+/// An animation's page height (0 if none), its frame delays in ms (owned by the image,
+/// n_delay of them, may be 0) and its loop count (0: forever).
+void cvips_get_animation(VipsImage *in, int *page_height, const int **delay, int *n_delay, int *loop);
+/// Sets page-height, delay (when n_delay > 0) and loop on in, which must not be shared.
+void cvips_set_animation(VipsImage *in, int page_height, const int *delay, int n_delay, int loop);
 /// The embedded ICC profile, owned by the image; -1 when there is none.
 int cvips_icc_profile(VipsImage *in, const void **data, size_t *length);
 /// A copy of in that carries `data` as its ICC profile (the pixels unchanged).
@@ -93,6 +104,8 @@ int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
 
+/// Every page (frame) of an image in memory, stacked, lazily.
+int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out);
 /// Decodes an image in memory (any loader libvips has), lazily.
 int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail_on);
 
