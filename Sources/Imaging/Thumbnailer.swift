@@ -155,7 +155,7 @@ public struct Thumbnailer: Sendable {
         }
         return SourceFacts(
             description: SourceDescription(
-                size: info.size, hasAlpha: info.hasAlpha, format: info.format, bytes: info.bytes),
+                size: info.size, hasAlpha: info.hasAlpha, format: info.format, bytes: info.bytes, frames: info.frames),
             orientation: info.orientation, frames: info.frames, previewWidth: small.width,
             previewHeight: small.height, previewRGBA: rgba)
     }
