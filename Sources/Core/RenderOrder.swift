@@ -49,10 +49,6 @@ public struct RenderOrder: Equatable, Sendable {
             : request.format.resolve(
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
                 autoAvif: limits.autoAvif)
-        if moving, format == .webp || format == .gif, plan.reshapesSource {
-            throw .badParam(
-                "crop, rotate and flip are not applied to animations yet; add frames=1 for the first frame")
-        }
         return RenderOrder(
             plan: plan, format: format, quality: request.quality,
             animated: moving && (format == .webp || format == .gif))

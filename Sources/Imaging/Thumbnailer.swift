@@ -210,7 +210,12 @@ extension Thumbnailer {
         file: SourceFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
     ) throws(ImagingError) -> [UInt8] {
         let frames = info.frames
-        let pixels = Int64(plan.resized.width) * Int64(plan.resized.height) * Int64(frames)
+        // With a region or a turn, every frame is decoded whole at the region's scale and
+        // reshaped as a still is.
+        let cut = plan.reshapesSource ? Self.regionCut(plan) : nil
+        let decoded = cut?.whole ?? plan.resized
+        if let cut { try checkWhole(cut.whole, frames: frames) }
+        let pixels = Int64(decoded.width) * Int64(decoded.height) * Int64(frames)
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
@@ -220,7 +225,7 @@ extension Thumbnailer {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a smaller size or frames=1"))
         }
         let source = try VSource(file, deadline: deadline)
-        let (w, h) = (Int32(plan.resized.width), Int32(plan.resized.height))
+        let (w, h) = (Int32(decoded.width), Int32(decoded.height))
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
         let corrupt = AspectError(
@@ -241,17 +246,18 @@ extension Thumbnailer {
         var loop: Int32 = 0
         cvips_get_animation(strip.pointer, &pageHeight, &delayPointer, &delayCount, &loop)
         let delays = delayPointer.map { Array(UnsafeBufferPointer(start: $0, count: Int(delayCount))) } ?? []
-        guard strip.size.width == plan.resized.width, Int(pageHeight) == plan.resized.height,
-            strip.size.height == plan.resized.height * frames
+        guard strip.size.width == decoded.width, Int(pageHeight) == decoded.height,
+            strip.size.height == decoded.height * frames
         else {
             throw ImagingError(
                 .process, AspectError(.internalError, "processing the animation failed (resize)"),
-                detail: "thumbnail gave \(strip.size) in pages of \(pageHeight), planned \(frames) × \(plan.resized)")
+                detail: "thumbnail gave \(strip.size) in pages of \(pageHeight), planned \(frames) × \(decoded)")
         }
         var done: [VImage] = []
         for i in 0..<frames {
             try deadline.check()
             var frame = try strip.then("extract_area") { cvips_extract_area($0, $1, 0, Int32(i) * h, w, h) }
+            if let cut { frame = try Pipeline.exactSize(try Self.reshape(frame, cut, plan), plan.resized) }
             frame = try Pipeline.toSRGB(frame)
             frame = try Pipeline.cropOrPlace(frame, plan, format: format)
             frame = try Pipeline.effects(frame, plan)
@@ -270,12 +276,15 @@ extension Thumbnailer {
         return bytes
     }
 
-    /// Before the geometry: the whole upright source resized so that the plan's region
-    /// comes out at the planned size (turned back for a quarter turn), that region cut
-    /// out, then rotated and flipped: `plan.resized`, as the plan says.
-    func decodeRegion(_ file: SourceFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
-        throws(ImagingError) -> VImage
-    {
+    /// How the region of a plan is cut from the whole source, resized: the size the whole
+    /// upright source is resized to, and the window of it that is the region, at the size
+    /// that becomes `plan.resized` once turned.
+    struct RegionCut {
+        var whole: Size
+        var window: Rect
+    }
+
+    static func regionCut(_ plan: Plan) -> RegionCut {
         let region = plan.region ?? Rect(x: 0, y: 0, width: plan.upright.width, height: plan.upright.height)
         let quarter = plan.rotate == 90 || plan.rotate == 270
         let cut = quarter ? Size(width: plan.resized.height, height: plan.resized.width) : plan.resized
@@ -284,22 +293,18 @@ extension Thumbnailer {
         let whole = Size(
             width: max(cut.width, Int((Double(plan.upright.width) * sx).rounded())),
             height: max(cut.height, Int((Double(plan.upright.height) * sy).rounded())))
-        guard Int64(whole.width) * Int64(whole.height) <= limits.maxSourcePixels else {
-            throw ImagingError(
-                .limits,
-                AspectError(
-                    .badParam,
-                    "this crop scales the whole source to \(whole) pixels before cutting the region out, over "
-                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a larger region or a smaller size")
-            )
-        }
-        var image = try decodeResized(file, info, to: whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
-        image = try Pipeline.exactSize(image, whole)
+        let left = min(Int((Double(region.x) * sx).rounded()), whole.width - cut.width)
+        let top = min(Int((Double(region.y) * sy).rounded()), whole.height - cut.height)
+        return RegionCut(whole: whole, window: Rect(x: left, y: top, width: cut.width, height: cut.height))
+    }
+
+    /// The region cut from an image of the whole source resized, then turned and mirrored.
+    static func reshape(_ resizedWhole: VImage, _ cut: RegionCut, _ plan: Plan) throws(ImagingError) -> VImage {
+        var image = resizedWhole
         if plan.region != nil {
-            let left = min(Int((Double(region.x) * sx).rounded()), whole.width - cut.width)
-            let top = min(Int((Double(region.y) * sy).rounded()), whole.height - cut.height)
+            let w = cut.window
             image = try image.then("extract_area") {
-                cvips_extract_area($0, $1, Int32(left), Int32(top), Int32(cut.width), Int32(cut.height))
+                cvips_extract_area($0, $1, Int32(w.x), Int32(w.y), Int32(w.width), Int32(w.height))
             }
         }
         if plan.rotate != 0 {
@@ -312,6 +317,31 @@ extension Thumbnailer {
             if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
         }
         return image
+    }
+
+    func checkWhole(_ whole: Size, frames: Int) throws(ImagingError) {
+        guard Int64(whole.width) * Int64(whole.height) * Int64(frames) <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this crop scales the whole source to \(whole) pixels\(frames > 1 ? " a frame" : "") before "
+                        + "cutting the region out, over limits.maxSourcePixels \(limits.maxSourcePixels); ask for a "
+                        + "larger region or a smaller size"))
+        }
+    }
+
+    /// Before the geometry: the whole upright source resized so that the plan's region
+    /// comes out at the planned size (turned back for a quarter turn), that region cut
+    /// out, then rotated and flipped: `plan.resized`, as the plan says.
+    func decodeRegion(_ file: SourceFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
+        let cut = Self.regionCut(plan)
+        try checkWhole(cut.whole, frames: 1)
+        let image = try decodeResized(
+            file, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        return try Self.reshape(try Pipeline.exactSize(image, cut.whole), cut, plan)
     }
 
     /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by

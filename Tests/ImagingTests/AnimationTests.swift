@@ -62,14 +62,18 @@ import Testing
         for f in 0..<8 { #expect(strip.pixel(0, f * 48)[3] == 0, "frame \(f): the corner is not clear") }
     }
 
-    @Test func cropAndRotateOnAnAnimationAskForFramesOne() throws {
-        do {
-            _ = try render("w=48&rotate=90&format=webp")
-            Issue.record("rotate on an animation was accepted")
-        } catch let e as ImagingError {
-            #expect(e.error.code == .badParam && e.error.message.contains("frames=1"))
-        }
-        #expect(try render("w=48&rotate=90&frames=1&format=webp").format == .webp)
+    /// crop, rotate and flip reshape every frame, as a still: the 96×64 frames turned a
+    /// quarter are 64×96, and the red square of the first frame (top left) ends top right.
+    @Test func cropAndRotateReshapeEveryFrame() throws {
+        let turned = try render("w=32&rotate=90&format=webp")
+        let a = try ImageFile.animation(turned.bytes)
+        #expect(a.frames == 8 && a.width == 32 && a.pageHeight == 48, "\(a)")
+        let strip = try ImageFile.decodeAllPages(turned.bytes)
+        let first = strip.pixel(28, 4)
+        #expect(first[0] > 200 && first[2] < 60, "frame 0's top right: \(first)")
+        // The left half of each frame: 48×64, so w=24 is 24×32.
+        let left = try ImageFile.animation(render("crop=0,0,0.5,1&w=24&format=gif").bytes)
+        #expect(left.frames == 8 && left.width == 24 && left.pageHeight == 32, "\(left)")
     }
 
     /// A frame whose data is corrupt in the middle of an animation is a 415, not an
