@@ -25,9 +25,15 @@ enum DemoPage {
         ("rounded", "w=120&ratio=1&mode=fill&shape=rounded&radius=20&format=png"),
     ]
 
+    /// At most this many of the configured presets get a column.
+    static let maxPresets = 2
+
     static func render(
-        root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?
+        root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?, presets: Presets = Presets()
     ) -> HTTPResponse {
+        // The configured presets, each a column of its own (`preset=NAME`).
+        let presetCells = presets.byName.keys.sorted().prefix(maxPresets).map { ("preset \($0)", "preset=\($0)") }
+        let cells = Self.cells + presetCells
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { !$0.hasPrefix(".") }.sorted()
         var rows = ""
@@ -46,7 +52,9 @@ enum DemoPage {
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
             for cell in cells {
                 let query = "src=\(Canonical.encode(name))&\(cell.query)"
-                guard let request = try? ThumbRequest.parse(query: query, limits: limits),
+                guard let params = try? QueryParameters.decode(query),
+                    let expanded = try? presets.expand(params, onlyPresets: false),
+                    let request = try? ThumbRequest.parse(expanded, limits: limits),
                     let plan = try? Geometry.plan(source: info.size, request: request, limits: limits)
                 else { continue }
                 let url = "/thumb?" + signed(query, signer)

@@ -2,8 +2,8 @@ import Foundation
 import Imaging
 
 /// `aspect samples DIR`: the embedded default's sample images, drawn here (no image is
-/// taken from elsewhere): a landscape, an EXIF-rotated portrait, artwork with alpha and a
-/// square, in the formats a user is likely to have.
+/// taken from elsewhere): a landscape, an EXIF-rotated portrait, artwork with alpha, a
+/// square and an animation, in the formats a user is likely to have.
 enum SampleImages {
     static func run(_ args: [String]) -> Int32 {
         guard args.count == 1, let dir = args.first else {
@@ -25,6 +25,15 @@ enum SampleImages {
                 ),
                 ("logo.png", { try ImageFile.encode(ring(size: 800), as: .png) }),
                 ("square.webp", { try ImageFile.encode(wheel(size: 1000), as: .webp, quality: 90) }),
+                // 12 frames of a ball crossing a sky, 80 ms each: an animated source.
+                (
+                    "bounce.gif",
+                    {
+                        try ImageFile.encode(
+                            bounce(width: 320, height: 240, frames: 12), as: .gif, pageHeight: 240,
+                            delays: Array(repeating: 80, count: 12))
+                    }
+                ),
             ]
             for (name, make) in files {
                 let path = "\(dir)/\(name)"
@@ -37,6 +46,29 @@ enum SampleImages {
             Console.error("aspect samples: \(error)")
             return 1
         }
+    }
+
+    /// Frames of a ball crossing a sky and falling back, stacked top to bottom.
+    static func bounce(width w: Int, height h: Int, frames: Int) -> RawImage {
+        var px = [UInt8](repeating: 0, count: w * h * frames * 3)
+        let r = Double(h) * 0.12
+        for f in 0..<frames {
+            let t = Double(f) / Double(frames)
+            let cx = r + (Double(w) - 2 * r) * t
+            let cy = Double(h) - r - (Double(h) - 2 * r) * 4 * t * (1 - t)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let d = ((Double(x) - cx) * (Double(x) - cx) + (Double(y) - cy) * (Double(y) - cy)).squareRoot()
+                    let sky = (60 + 120 * Double(y) / Double(h), 130 + 90 * Double(y) / Double(h), 230.0)
+                    let c = d < r ? (235.0, 70.0, 60.0) : sky
+                    let i = ((f * h + y) * w + x) * 3
+                    px[i] = UInt8(c.0)
+                    px[i + 1] = UInt8(c.1)
+                    px[i + 2] = UInt8(c.2)
+                }
+            }
+        }
+        return RawImage(width: w, height: h * frames, bands: 3, pixels: px)
     }
 
     /// A sky, a sun and hills.

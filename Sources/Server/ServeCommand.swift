@@ -59,7 +59,10 @@ enum ServeCommand {
         var demoPage: (@Sendable () -> HTTPResponse)?
         if config.http.demoPage, let root = sources as? ImageRoot {
             let limits = config.requestLimits
-            demoPage = { DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer) }
+            let presets = (try? Presets(config.presets, limits: limits)) ?? Presets()
+            demoPage = {
+                DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer, presets: presets)
+            }
         }
         let server: HTTPServer
         do throws(SystemError) {

@@ -27,7 +27,9 @@ import Testing
         #expect(a["images.root"] == Binary.repositoryRoot.appendingPathComponent("samples").path)
         // The embedded default shows the demo page; built in, it is off.
         #expect(a["http.demoPage"] == "true" && b["http.demoPage"] == "false")
-        for key in ["images.root", "cache.dir", "http.demoPage"] {
+        // The embedded default names a preset for the demo page; built in, there is none.
+        #expect(a["presets"]?.contains("avatar") == true && b["presets"] == "{}")
+        for key in ["images.root", "cache.dir", "http.demoPage", "presets"] {
             a[key] = nil
             b[key] = nil
         }

@@ -60,6 +60,7 @@ import Testing
             env: [
                 "ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false",
                 "ASPECT_HTTP_DEMOPAGE": "true",
+                "ASPECT_PRESETS": #"{"avatar": "w=120&ratio=1&mode=fill&gravity=smart&shape=circle&format=png"}"#,
             ])
         let url = "http://127.0.0.1:\(serve.port)/"
         let dom = try Self.browser(["--dump-dom", url])
@@ -70,15 +71,17 @@ import Testing
             .replacingOccurrences(of: "</pre>", with: "").replacingOccurrences(of: "&amp;", with: "&")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
         let rows = report.images
-        // Four sample images, eight cells each.
-        #expect(rows.count == 32, "\(rows.count) thumbnails on the page")
+        // Five sample images (one animated), eight cells each and one for the embedded
+        // default's preset, which this test's configuration names too.
+        #expect(rows.count == 45, "\(rows.count) thumbnails on the page")
+        #expect(rows.contains { $0.src.contains("src=bounce.gif") && $0.src.contains("preset=avatar") })
         for r in rows {
             #expect(r.complete && r.natural != "0x0", "\(r.src) did not load")
             #expect(r.natural == r.expect, "\(r.src): \(r.natural), planned \(r.expect)")
         }
         // A placeholder per sample, decoded by the page from /info's ThumbHash and shown at
         // the image's ratio (within a pixel of 120 wide).
-        #expect(report.placeholders.count == 4)
+        #expect(report.placeholders.count == 5)
         for p in report.placeholders {
             #expect(p.drawn > 0, "\(p.info): nothing decoded")
             #expect(abs(p.shown - p.ratio) < 0.02, "\(p.info): shown at \(p.shown), the image is \(p.ratio)")
