@@ -48,4 +48,19 @@ import Testing
         }
         #expect(try Thumbnailer(limits: ImagingLimits(maxSourcePixels: 50_000)).probe(path: gif).frames == 5)
     }
+
+    /// A 10,000-frame GIF (of 2×2 frames) is refused from its header under the default
+    /// limit of 100 frames, before any frame is decoded. (libvips 8.14 counts at most 4097
+    /// frames of it: the message names that count.)
+    @Test func tenThousandFramesAreA413() throws {
+        let gif = try animation("ten-thousand.gif", frames: 10_000, side: 2, as: .gif)
+        do {
+            _ = try Thumbnailer(limits: ImagingLimits()).probe(path: gif)
+            Issue.record("10,000 frames passed")
+        } catch {
+            #expect(
+                error.error.code == .sourceTooLarge
+                    && error.error.message.contains("frames, over limits.maxAnimationFrames 100"), "\(error)")
+        }
+    }
 }
