@@ -28,11 +28,7 @@ ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port 18380 --images "$out/images" 
 pid=$!
 trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
 wait_http "http://127.0.0.1:18380/healthz" 30
-time_of() {
-  local r; r=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' "$1")
-  [ "${r% *}" = 200 ] || { echo "$1 answered ${r% *}" >&2; exit 1; }
-  echo "${r#* }"
-}
+. bench/lib.sh
 THUMB_Q="w=300&h=225&mode=fill"
 for i in $(seq "$N"); do
   if [ $((i % 2)) = 0 ]; then

@@ -71,12 +71,7 @@ start_aspect() {  # name port root [env...]
 }
 start_aspect folder 18280 "$out/images"
 start_aspect origin 18281 "http://127.0.0.1:18290/"
-# The time of one request, which must answer 200 (a bench of errors measures nothing).
-time_of() {
-  local r; r=$(curl -s -o /dev/null -w '%{http_code} %{time_total}' "$1")
-  [ "${r% *}" = 200 ] || { echo "$1 answered ${r% *}" >&2; exit 1; }
-  echo "${r#* }"
-}
+. bench/lib.sh
 
 # 1. Misses once the source is kept (the first request downloads it; not counted here).
 time_of "http://127.0.0.1:18281/thumb?src=big.jpg&w=10" >/dev/null

@@ -23,28 +23,23 @@ import Testing
         }
     }
 
-    static func get(_ port: Int, _ target: String, accept: String? = nil) throws -> TestClient.Response {
-        let c = try TestClient(port: port, timeoutSeconds: 60)
-        try c.send("GET \(target) HTTP/1.1\r\nHost: x\r\n" + (accept.map { "Accept: \($0)\r\n" } ?? "") + "\r\n")
-        return try c.response()
-    }
-
     @Test func animationsAreServedAnimatedAndLimited() throws {
         let s = try ServeProcess(
             dir: dir, env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"])
-        let gif = try Self.get(s.port, "/thumb?src=eight.gif&w=20&h=20&mode=fill")
+        let gif = try ServiceTests.get(s.port, "/thumb?src=eight.gif&w=20&h=20&mode=fill")
         #expect(gif.status == 200 && gif.headers["content-type"] == "image/gif" && gif.headers["vary"] == "Accept")
         let a = try ImageFile.animation(gif.body)
         #expect(a.frames == 8 && a.width == 20 && a.pageHeight == 20 && a.delays == Array(repeating: 50, count: 8))
-        let webp = try Self.get(s.port, "/thumb?src=eight.gif&w=20&h=20&mode=fill", accept: "image/webp")
+        let webp = try ServiceTests.get(
+            s.port, "/thumb?src=eight.gif&w=20&h=20&mode=fill", headers: ["Accept": "image/webp"])
         let webpFrames = try ImageFile.animation(webp.body).frames
         #expect(webp.headers["content-type"] == "image/webp" && webpFrames == 8)
-        let still = try Self.get(s.port, "/thumb?src=eight.gif&w=20&frames=1&format=png")
+        let still = try ServiceTests.get(s.port, "/thumb?src=eight.gif&w=20&frames=1&format=png")
         #expect(still.headers["content-type"] == "image/png")
-        let info = try Self.get(s.port, "/info?src=eight.gif&w=20")
+        let info = try ServiceTests.get(s.port, "/info?src=eight.gif&w=20")
         #expect(
             info.text.contains(#""frames": 8"#) && info.text.contains(#""format": "gif"}}"#), "\(info.text.suffix(80))")
-        let many = try Self.get(s.port, "/thumb?src=many.gif&w=20")
+        let many = try ServiceTests.get(s.port, "/thumb?src=many.gif&w=20")
         #expect(many.status == 413 && many.text.contains("limits.maxAnimationFrames 100"), "\(many.text)")
     }
 }

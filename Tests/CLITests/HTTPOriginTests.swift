@@ -38,12 +38,6 @@ import Testing
             ].merging(env) { $1 })
     }
 
-    static func get(_ port: Int, _ target: String) throws -> TestClient.Response {
-        let c = try TestClient(port: port, timeoutSeconds: 60)
-        try c.send(TestClient.get(target))
-        return try c.response()
-    }
-
     /// Files in the source cache: whole bodies (`.src`) and anything temporary left behind.
     func sourceCache(_ cache: String = "cache") -> (bodies: [String], temporary: [String]) {
         let names =
@@ -62,8 +56,8 @@ import Testing
             for mode in Mode.allCases {
                 for format in ["jpeg", "png", "webp", "avif"] {
                     let target = "/thumb?src=files/\(src)&w=120&ratio=4:3&mode=\(mode.rawValue)&format=\(format)"
-                    let r = try Self.get(remote.port, target)
-                    let l = try Self.get(local.port, target.replacingOccurrences(of: "files/", with: ""))
+                    let r = try ServiceTests.get(remote.port, target)
+                    let l = try ServiceTests.get(local.port, target.replacingOccurrences(of: "files/", with: ""))
                     #expect(r.status == 200 && l.status == 200, "\(target): \(r.text)")
                     #expect(r.body == l.body, "\(target): the origin's result differs from the folder's")
                     #expect(r.headers["content-type"] == "image/\(format)")
@@ -84,14 +78,14 @@ import Testing
             group.enter()
             DispatchQueue.global().async {
                 defer { group.leave() }
-                let r = try? Self.get(port, "/thumb?src=files/portrait.jpg&w=\(w)")
+                let r = try? ServiceTests.get(port, "/thumb?src=files/portrait.jpg&w=\(w)")
                 statuses.withLock { $0.append(r?.status ?? 0) }
             }
         }
         group.wait()
         #expect(statuses.withLock { $0 } == [200, 200, 200, 200, 200])
         #expect(origin.requests("/files/portrait.jpg") == 1)
-        let metrics = try Self.get(s.port, "/metrics").text
+        let metrics = try ServiceTests.get(s.port, "/metrics").text
         #expect(metrics.contains(#"aspect_source_fetches_total{outcome="downloaded"} 1"#), "\(metrics)")
     }
 
@@ -125,12 +119,12 @@ import Testing
     @Test func everyOriginFailureHasItsStatus() throws {
         let s = try serve(["ASPECT_SOURCES_TIMEOUTMS": "1500", "ASPECT_LIMITS_MAXSOURCEBYTES": "2MB"])
         for c in Self.cases {
-            let r = try Self.get(s.port, "/thumb?src=\(c.src)&w=100")
+            let r = try ServiceTests.get(s.port, "/thumb?src=\(c.src)&w=100")
             #expect(r.status == c.status, "\(c.src): \(r.text)")
             if c.status != 200 {
                 #expect(r.text.contains(#""code": "\#(c.code)""#) && r.text.contains(c.message), "\(c.src): \(r.text)")
             }
-            let after = try Self.get(s.port, "/thumb?src=files/landscape.jpg&w=\(100 + Self.cases.count)")
+            let after = try ServiceTests.get(s.port, "/thumb?src=files/landscape.jpg&w=\(100 + Self.cases.count)")
             #expect(after.status == 200, "after \(c.src) the service serves on")
         }
         // Only whole sources are kept: landscape.jpg as itself, and the two that arrived
@@ -138,7 +132,7 @@ import Testing
         let kept = sourceCache()
         #expect(kept.bodies.count == 3, "\(kept.bodies)")
         #expect(kept.temporary.isEmpty)
-        let metrics = try Self.get(s.port, "/metrics").text
+        let metrics = try ServiceTests.get(s.port, "/metrics").text
         for outcome in ["not_found", "error", "timeout", "too_large"] {
             #expect(!metrics.contains(#"aspect_source_fetches_total{outcome="\#(outcome)"} 0"#), "\(outcome)")
         }
@@ -150,9 +144,9 @@ import Testing
         let port = gone.port
         gone.stop()
         let s = try serve(["ASPECT_IMAGES_ROOT": "http://127.0.0.1:\(port)/"])
-        let r = try Self.get(s.port, "/thumb?src=a.jpg&w=100")
+        let r = try ServiceTests.get(s.port, "/thumb?src=a.jpg&w=100")
         #expect(r.status == 502 && r.text.contains("refused the connection"), "\(r.text)")
-        #expect(try Self.get(s.port, "/readyz").status == 200)
+        #expect(try ServiceTests.get(s.port, "/readyz").status == 200)
     }
 
     /// TLS certificates are verified: an origin whose CA no store trusts is a 502 that
@@ -181,14 +175,14 @@ import Testing
         while (try? TestClient(port: port)) == nil, Date() < deadline { usleep(100_000) }
         let root = "https://127.0.0.1:\(port)/"
         let untrusted = try serve(["ASPECT_IMAGES_ROOT": root])
-        let refused = try Self.get(untrusted.port, "/thumb?src=logo.png&w=64")
+        let refused = try ServiceTests.get(untrusted.port, "/thumb?src=logo.png&w=64")
         #expect(
             refused.status == 502 && refused.text.contains("TLS certificate could not be verified"), "\(refused.text)")
         let trusted = try serve([
             "ASPECT_IMAGES_ROOT": root, "ASPECT_SOURCES_CAFILE": tls.appendingPathComponent("ca.pem").path,
             "ASPECT_CACHE_DIR": "cache-tls",
         ])
-        let served = try Self.get(trusted.port, "/thumb?src=logo.png&w=64")
+        let served = try ServiceTests.get(trusted.port, "/thumb?src=logo.png&w=64")
         #expect(served.status == 200 && served.headers["content-type"] == "image/png", "\(served.text)")
     }
 
@@ -197,19 +191,19 @@ import Testing
     @Test func aChangedObjectIsServedChangedAfterTheWindowNeverBefore() throws {
         let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1"])
         origin.put("swap.jpg", samples["landscape.jpg"] ?? [])
-        let first = try Self.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        let first = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(first.status == 200 && origin.requests("/files/swap.jpg") == 1)
         // Unchanged, after the window: a 304, and the result cache still hits.
         usleep(1_200_000)
-        let same = try Self.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        let same = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(same.headers["x-cache"] == "HIT" && same.headers["etag"] == first.headers["etag"])
         #expect(origin.requests("/files/swap.jpg", conditional: true) == 1)
         // Changed at the origin: within the window, the old one, and no request.
         origin.put("swap.jpg", samples["portrait.jpg"] ?? [])
-        let stale = try Self.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        let stale = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(stale.headers["etag"] == first.headers["etag"] && origin.requests("/files/swap.jpg") == 2)
         usleep(1_200_000)
-        let changed = try Self.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        let changed = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(changed.status == 200 && changed.headers["etag"] != first.headers["etag"])
         #expect(origin.requests("/files/swap.jpg") == 3)
         // The new one is portrait: 90 wide is taller than the landscape's 60.
@@ -221,12 +215,12 @@ import Testing
     @Test func theSourceCacheIsRebuiltOnStart() throws {
         do {
             let s = try serve()
-            #expect(try Self.get(s.port, "/thumb?src=files/logo.png&w=80").status == 200)
+            #expect(try ServiceTests.get(s.port, "/thumb?src=files/logo.png&w=80").status == 200)
             s.signal(SIGTERM)
             _ = s.wait(seconds: 10)
         }
         let again = try serve()
-        #expect(try Self.get(again.port, "/thumb?src=files/logo.png&w=81").status == 200)
+        #expect(try ServiceTests.get(again.port, "/thumb?src=files/logo.png&w=81").status == 200)
         #expect(origin.requests("/files/logo.png") == 2 && origin.requests("/files/logo.png", conditional: true) == 1)
     }
 
@@ -237,7 +231,7 @@ import Testing
         let s = try serve([
             "ASPECT_SOURCES_TIMEOUTMS": "20000", "ASPECT_SERVER_WORKERS": "2", "ASPECT_SERVER_QUEUEDEPTH": "8",
         ])
-        #expect(try Self.get(s.port, "/thumb?src=files/landscape.jpg&w=50").status == 200)
+        #expect(try ServiceTests.get(s.port, "/thumb?src=files/landscape.jpg&w=50").status == 200)
         var stalled: [TestClient] = []
         for i in 0..<200 {
             let c = try TestClient(port: s.port, timeoutSeconds: 60)
@@ -246,12 +240,12 @@ import Testing
         }
         usleep(300_000)
         for w in 60..<80 {
-            let miss = try Self.get(s.port, "/thumb?src=files/landscape.jpg&w=\(w)")
+            let miss = try ServiceTests.get(s.port, "/thumb?src=files/landscape.jpg&w=\(w)")
             #expect(miss.status == 200 && miss.headers["x-cache"] == "MISS")
-            let hit = try Self.get(s.port, "/thumb?src=files/landscape.jpg&w=\(w)")
+            let hit = try ServiceTests.get(s.port, "/thumb?src=files/landscape.jpg&w=\(w)")
             #expect(hit.status == 200 && hit.headers["x-cache"] == "HIT")
         }
-        let metrics = try Self.get(s.port, "/metrics").text
+        let metrics = try ServiceTests.get(s.port, "/metrics").text
         #expect(metrics.contains("aspect_source_fetches_in_flight 16"), "the 16 fetch slots are all still waiting")
         #expect(stalled.allSatisfy { !$0.hasInput }, "no stalled request was answered meanwhile")
         origin.stop()

@@ -36,13 +36,6 @@ import Testing
             ) { $1 })
     }
 
-    static func get(_ port: Int, _ target: String, headers: [String: String] = [:]) throws -> TestClient.Response {
-        let c = try TestClient(port: port, timeoutSeconds: 60)
-        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
-        try c.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(extra)\r\n")
-        return try c.response()
-    }
-
     struct Info: Decodable {
         struct Source: Decodable {
             let width: Int
@@ -79,7 +72,7 @@ import Testing
         for src in Self.sources + Self.photos.map({ "photos/\($0)" }) {
             let path = dir.appendingPathComponent("images/\(src)").path
             let header = try thumbnailer.probe(path: path)
-            let r = try Self.get(s.port, "/info?src=\(src)")
+            let r = try ServiceTests.get(s.port, "/info?src=\(src)")
             #expect(r.status == 200 && r.headers["content-type"] == "application/json", "\(src): \(r.text)")
             let info = try Self.info(r)
             #expect(info.source.width == header.size.width && info.source.height == header.size.height, "\(src)")
@@ -97,7 +90,7 @@ import Testing
             #expect(info.averageColor?.count == 7 && info.dominantColor?.count == 7)
         }
         // EXIF orientation 6: stored landscape, upright portrait.
-        let rotated = try Self.info(try Self.get(s.port, "/info?src=photos/portrait.jpg"))
+        let rotated = try Self.info(try ServiceTests.get(s.port, "/info?src=photos/portrait.jpg"))
         #expect(rotated.source.orientation == 6 && rotated.source.width < rotated.source.height)
     }
 
@@ -116,8 +109,8 @@ import Testing
         var pairs = 0
         for src in Self.sources + ["photos/portrait.jpg"] {
             for q in Self.queries {
-                let info = try Self.get(s.port, "/info?src=\(src)&\(q)")
-                let thumb = try Self.get(s.port, "/thumb?src=\(src)&\(q)")
+                let info = try ServiceTests.get(s.port, "/info?src=\(src)&\(q)")
+                let thumb = try ServiceTests.get(s.port, "/thumb?src=\(src)&\(q)")
                 #expect(info.status == thumb.status, "\(src)&\(q): \(info.text)")
                 guard thumb.status == 200 else { continue }
                 let output = try #require(try Self.info(info).output, "\(src)&\(q)")
@@ -145,19 +138,19 @@ import Testing
             ("/info?src=text.jpg", 415, "unsupported_source"), ("/info?src=photos/big.jpg", 413, "source_too_large"),
         ]
         for (target, status, code) in cases {
-            let r = try Self.get(s.port, target)
+            let r = try ServiceTests.get(s.port, target)
             #expect(r.status == status && r.text.contains(#""code": "\#(code)""#), "\(target): \(r.text)")
         }
-        let first = try Self.get(s.port, "/info?src=logo.png")
-        let again = try Self.get(s.port, "/info?src=logo.png")
+        let first = try ServiceTests.get(s.port, "/info?src=logo.png")
+        let again = try ServiceTests.get(s.port, "/info?src=logo.png")
         #expect(first.headers["x-cache"] == "MISS" && again.headers["x-cache"] == "HIT" && again.body == first.body)
         #expect(first.headers["cache-control"]?.hasPrefix("public, max-age=") == true)
         let etag = try #require(first.headers["etag"])
-        let notModified = try Self.get(s.port, "/info?src=logo.png", headers: ["If-None-Match": etag])
+        let notModified = try ServiceTests.get(s.port, "/info?src=logo.png", headers: ["If-None-Match": etag])
         #expect(notModified.status == 304 && notModified.body.isEmpty)
         // /info and /thumb of the same parameters are different entries.
-        #expect(try Self.get(s.port, "/thumb?src=logo.png&w=80").headers["etag"] != etag)
-        #expect(try Self.get(s.port, "/info?src=logo.png&w=80").headers["etag"] != etag)
+        #expect(try ServiceTests.get(s.port, "/thumb?src=logo.png&w=80").headers["etag"] != etag)
+        #expect(try ServiceTests.get(s.port, "/info?src=logo.png&w=80").headers["etag"] != etag)
     }
 
     /// Signed as `/thumb` is, with "/info?" in place of "/thumb?".
@@ -169,13 +162,14 @@ import Testing
         let thumbURL = try #require(Thumbnail(src: "logo.png").width(100).url(base: base, signingKey: key))
         let thumbSig = try #require(
             URLComponents(string: thumbURL.absoluteString)?.queryItems?.first { $0.name == "sig" }?.value)
-        #expect(try Self.get(s.port, "/info?\(query)").status == 403)
+        #expect(try ServiceTests.get(s.port, "/info?\(query)").status == 403)
         #expect(
-            try Self.get(s.port, "/info?\(query)&sig=\(thumbSig)").status == 403, "a /thumb signature is not /info's")
+            try ServiceTests.get(s.port, "/info?\(query)&sig=\(thumbSig)").status == 403,
+            "a /thumb signature is not /info's")
         let signed = try Binary.run(["sign", "/info?\(query)"], env: ["ASPECT_SECURITY_SIGNINGKEY": key])
         let path = signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(signed.status == 0 && path.hasPrefix("/info?"), "\(signed.stderr)")
-        let r = try Self.get(s.port, path)
+        let r = try ServiceTests.get(s.port, path)
         #expect(r.status == 200, "\(path): \(r.text)")
     }
 
@@ -195,7 +189,8 @@ import Testing
         // 400 points (375 rounded up to the step) at @3x, 4:3.
         #expect(planned.output?.width == 1200 && planned.output?.height == 900, "\(String(describing: planned.output))")
         let url = try #require(server.url(layout.thumbnail))
-        let thumb = try Self.get(s.port, String(url.absoluteString.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }))
+        let thumb = try ServiceTests.get(
+            s.port, String(url.absoluteString.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }))
         #expect(thumb.status == 200, "\(url): \(thumb.text)")
         do {
             _ = try await server.info(src: "nope.jpg")

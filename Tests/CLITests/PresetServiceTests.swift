@@ -25,12 +25,6 @@ import Testing
             ) { $1 }, args: ["--config", dir.appendingPathComponent("config.json").path])
     }
 
-    static func get(_ port: Int, _ target: String) throws -> TestClient.Response {
-        let c = try TestClient(port: port, timeoutSeconds: 60)
-        try c.send(TestClient.get(target))
-        return try c.response()
-    }
-
     func size(_ body: [UInt8]) throws -> (Int, Int) {
         let file = dir.appendingPathComponent("out-\(UUID().uuidString)")
         try Data(body).write(to: file)
@@ -40,29 +34,29 @@ import Testing
 
     @Test func presetsExpandAndRequestsOverride() throws {
         let s = try serve()
-        let avatar = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=avatar")
+        let avatar = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=avatar")
         #expect(avatar.status == 200 && avatar.headers["content-type"] == "image/png", "\(avatar.text)")
         #expect(try size(avatar.body) == (64, 64))
         // The preset and its parameters spelled out are one cache entry.
-        let spelled = try Self.get(
+        let spelled = try ServiceTests.get(
             s.port, "/thumb?src=landscape.jpg&w=64&h=64&mode=fill&gravity=smart&shape=circle")
         #expect(spelled.headers["etag"] == avatar.headers["etag"] && spelled.headers["x-cache"] == "HIT")
-        let wide = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=card&w=400&dpr=2")
+        let wide = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=card&w=400&dpr=2")
         #expect(try size(wide.body) == (800, 600))
-        let info = try Self.get(s.port, "/info?src=landscape.jpg&preset=card")
+        let info = try ServiceTests.get(s.port, "/info?src=landscape.jpg&preset=card")
         #expect(info.text.contains(#""output": {"width": 300, "height": 225"#), "\(info.text)")
-        let unknown = try Self.get(s.port, "/thumb?src=landscape.jpg&preset=hero")
+        let unknown = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=hero")
         #expect(unknown.status == 400 && unknown.text.contains("the presets are avatar, card"), "\(unknown.text)")
     }
 
     @Test func onlyPresetsServesNoOtherVariant() throws {
         let s = try serve(["ASPECT_SECURITY_ONLYPRESETS": "true"])
-        #expect(try Self.get(s.port, "/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)
+        #expect(try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)
         for target in [
             "/thumb?src=landscape.jpg&w=100", "/thumb?src=landscape.jpg&preset=card&w=900",
             "/info?src=landscape.jpg&mode=fit", "/thumb?src=landscape.jpg",
         ] {
-            let r = try Self.get(s.port, target)
+            let r = try ServiceTests.get(s.port, target)
             #expect(r.status == 400 && r.text.contains("presets only"), "\(target): \(r.text)")
         }
     }
@@ -80,9 +74,7 @@ import Testing
     @Test func autoAvifChoosesAVIFOnlyWhenOn() throws {
         let browser = "image/avif,image/webp,image/apng,*/*;q=0.8"
         func get(_ port: Int, _ accept: String) throws -> TestClient.Response {
-            let c = try TestClient(port: port, timeoutSeconds: 60)
-            try c.send("GET /thumb?src=landscape.jpg&w=120 HTTP/1.1\r\nHost: x\r\nAccept: \(accept)\r\n\r\n")
-            return try c.response()
+            try ServiceTests.get(port, "/thumb?src=landscape.jpg&w=120", headers: ["Accept": accept])
         }
         let on = try serve(["ASPECT_HTTP_AUTOAVIF": "true"])
         let avif = try get(on.port, browser)

@@ -36,12 +36,6 @@ import Testing
             ].merging(env) { $1 })
     }
 
-    static func get(_ port: Int, _ target: String) throws -> TestClient.Response {
-        let c = try TestClient(port: port, timeoutSeconds: 60)
-        try c.send(TestClient.get(target))
-        return try c.response()
-    }
-
     /// The access log and the event log, once the server has stopped.
     static func logs(_ s: ServeProcess) -> String {
         s.signal(SIGTERM)
@@ -58,12 +52,13 @@ import Testing
         for src in samples.keys.sorted() {
             for mode in Mode.allCases {
                 let target = "/thumb?src=\(src)&w=120&ratio=4:3&mode=\(mode.rawValue)&format=webp"
-                let r = try Self.get(s.port, target)
+                let r = try ServiceTests.get(s.port, target)
                 #expect(r.status == 200, "\(target): \(r.text)")
-                #expect(r.body == (try Self.get(local.port, target)).body, "\(target): differs from the folder's")
+                #expect(
+                    r.body == (try ServiceTests.get(local.port, target)).body, "\(target): differs from the folder's")
             }
         }
-        let metrics = try Self.get(s.port, "/metrics").text
+        let metrics = try ServiceTests.get(s.port, "/metrics").text
         #expect(metrics.contains(#"aspect_source_fetches_total{outcome="downloaded"} 3"#), "one download each")
     }
 
@@ -75,20 +70,20 @@ import Testing
         try moto.put(key, samples["portrait.jpg"] ?? [])
         let target = "/thumb?src=\(Canonical.encode("a b/ü+x (1).jpg").replacingOccurrences(of: "%2F", with: "/"))&w=90"
         let path = try serve()
-        let byPath = try Self.get(path.port, target)
+        let byPath = try ServiceTests.get(path.port, target)
         #expect(byPath.status == 200, "\(byPath.text)")
         let hosted = try serve([
             "ASPECT_S3_PATHSTYLE": "false", "ASPECT_S3_ENDPOINT": "http://localhost:\(moto.port)",
             "http_proxy": moto.endpoint,
         ])
-        let byHost = try Self.get(hosted.port, target)
+        let byHost = try ServiceTests.get(hosted.port, target)
         #expect(byHost.status == 200 && byHost.body == byPath.body, "\(byHost.text)")
         #expect(MotoServer.read(moto.log).contains("GET http://\(moto.bucket).localhost:\(moto.port)/photos/a%20b/"))
     }
 
     @Test func aMissingKeyIs404() throws {
         let s = try serve()
-        let r = try Self.get(s.port, "/thumb?src=no/such.jpg&w=100")
+        let r = try ServiceTests.get(s.port, "/thumb?src=no/such.jpg&w=100")
         #expect(r.status == 404 && r.text.contains("no such source image: no/such.jpg"), "\(r.text)")
     }
 
@@ -103,7 +98,7 @@ import Testing
         ]
         for (env, code, hint) in cases {
             let s = try serve(env.merging(["ASPECT_LOG_ACCESS": "true"]) { $1 })
-            let r = try Self.get(s.port, "/thumb?src=landscape.jpg&w=100")
+            let r = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&w=100")
             #expect(r.status == 502 && r.text.contains("the origin answered 403"), "\(r.text)")
             #expect(!r.text.contains(code), "the client is not told the S3 error's details")
             let logs = Self.logs(s)
@@ -117,12 +112,12 @@ import Testing
     @Test func aReplacedObjectIsServedNewAfterTheWindow() throws {
         try moto.put("photos/swap.jpg", samples["landscape.jpg"] ?? [])
         let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1"])
-        let first = try Self.get(s.port, "/thumb?src=swap.jpg&w=90")
+        let first = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
         try moto.put("photos/swap.jpg", samples["portrait.jpg"] ?? [])
-        let within = try Self.get(s.port, "/thumb?src=swap.jpg&w=90")
+        let within = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
         #expect(within.headers["etag"] == first.headers["etag"])
         usleep(1_200_000)
-        let after = try Self.get(s.port, "/thumb?src=swap.jpg&w=90")
+        let after = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
         #expect(after.status == 200 && after.headers["etag"] != first.headers["etag"] && after.body != first.body)
     }
 }
