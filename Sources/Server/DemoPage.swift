@@ -14,11 +14,18 @@ enum DemoPage {
     static let maxSources = 6
 
     /// One cell of the grid: a label and the query that makes it.
-    static let cells: [(label: String, query: String)] = [
+    typealias Cell = (label: String, query: String)
+
+    /// The modes, each on the same 4:3 box; the first table, after the placeholder.
+    static let modeCells: [Cell] = [
         ("fit 4:3", "w=160&ratio=4:3&mode=fit"),
         ("fill 4:3", "w=160&ratio=4:3&mode=fill"),
         ("pad 4:3", "w=160&ratio=4:3&mode=pad&bg=e8e8e8"),
         ("stretch 4:3", "w=160&ratio=4:3&mode=stretch"),
+    ]
+
+    /// Smart cropping and the shapes; the second table, with the presets.
+    static let shapeCells: [Cell] = [
         ("fill 1:1 smart", "w=120&ratio=1&mode=fill&gravity=smart"),
         ("circle", "w=120&ratio=1&mode=fill&shape=circle&format=png"),
         ("capsule", "w=180&ratio=3:1&mode=fill&shape=capsule&format=png"),
@@ -32,40 +39,30 @@ enum DemoPage {
         root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?, presets: Presets = Presets()
     ) -> HTTPResponse {
         // The configured presets, each a column of its own (`preset=NAME`).
-        let presetCells = presets.byName.keys.sorted().prefix(maxPresets).map { ("preset \($0)", "preset=\($0)") }
-        let cells = Self.cells + presetCells
+        let presetCells: [Cell] = presets.byName.keys.sorted().prefix(maxPresets).map { ("preset \($0)", "preset=\($0)") }
+        // Two tables rather than one wide one, so the page fits a 1280-pixel window.
+        var modeRows = ""
+        var shapeRows = ""
+        var shown: [String] = []
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { !$0.hasPrefix(".") }.sorted()
-        var rows = ""
-        var shown: [String] = []
         for name in names where shown.count < maxSources {
             // Only what /thumb would serve: a link out of the root is not even probed.
             guard case .success(let source) = root.confine(name),
                 let info = try? thumbnailer.probe(path: source.absolute)
             else { continue }
             shown.append(name)
-            rows += "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
+            let head = "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
             // The placeholder, drawn by the page from /info's ThumbHash at /info's ratio.
             let infoURL = "/info?" + signed("src=\(Canonical.encode(name))", signer, path: "/info")
-            rows +=
-                "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
+            modeRows +=
+                head + "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
-            for cell in cells {
-                let query = "src=\(Canonical.encode(name))&\(cell.query)"
-                guard let params = try? QueryParameters.decode(query),
-                    let expanded = try? presets.expand(params, onlyPresets: false),
-                    let request = try? ThumbRequest.parse(expanded, limits: limits),
-                    let plan = try? Geometry.plan(source: info.size, request: request, limits: limits)
-                else { continue }
-                let url = "/thumb?" + signed(query, signer)
-                rows +=
-                    "<td><img src=\"\(html(url))\" data-expect=\"\(plan.output.width)x\(plan.output.height)\" "
-                    + "alt=\"\(html(cell.label))\"><br><small>\(html(cell.label)) → "
-                    + "\(plan.output.width)×\(plan.output.height)</small></td>"
-            }
-            rows += "</tr>\n"
+                + thumbnails(name, info.size, modeCells, limits, signer, presets) + "</tr>\n"
+            shapeRows += head + thumbnails(name, info.size, shapeCells + presetCells, limits, signer, presets) + "</tr>\n"
         }
-        let header = "<th>placeholder</th>" + cells.map { "<th>\(html($0.label))</th>" }.joined()
+        let modeHeader = "<th>placeholder</th>" + modeCells.map { "<th>\(html($0.label))</th>" }.joined()
+        let shapeHeader = (shapeCells + presetCells).map { "<th>\(html($0.label))</th>" }.joined()
         let options = shown.map { "<option>\(html($0))</option>" }.joined()
         let note =
             signer == nil
@@ -73,11 +70,34 @@ enum DemoPage {
             : "<p><b>Signing is on:</b> the grid is signed by the server; the form's URLs are not, and get 403.</p>"
         let body =
             page
-            .replacingOccurrences(of: "{{header}}", with: header)
-            .replacingOccurrences(of: "{{rows}}", with: rows)
+            .replacingOccurrences(of: "{{modeHeader}}", with: modeHeader)
+            .replacingOccurrences(of: "{{modeRows}}", with: modeRows)
+            .replacingOccurrences(of: "{{shapeHeader}}", with: shapeHeader)
+            .replacingOccurrences(of: "{{shapeRows}}", with: shapeRows)
             .replacingOccurrences(of: "{{options}}", with: options)
             .replacingOccurrences(of: "{{note}}", with: note)
         return .text(200, body, contentType: "text/html; charset=utf-8")
+    }
+
+    /// A row's thumbnails: one cell per query, each carrying the size Core plans for it.
+    private static func thumbnails(
+        _ name: String, _ size: Size, _ cells: [Cell], _ limits: RequestLimits, _ signer: Signer?, _ presets: Presets
+    ) -> String {
+        var row = ""
+        for cell in cells {
+            let query = "src=\(Canonical.encode(name))&\(cell.query)"
+            guard let params = try? QueryParameters.decode(query),
+                let expanded = try? presets.expand(params, onlyPresets: false),
+                let request = try? ThumbRequest.parse(expanded, limits: limits),
+                let plan = try? Geometry.plan(source: size, request: request, limits: limits)
+            else { continue }
+            let url = "/thumb?" + signed(query, signer)
+            row +=
+                "<td><img src=\"\(html(url))\" data-expect=\"\(plan.output.width)x\(plan.output.height)\" "
+                + "alt=\"\(html(cell.label))\"><br><small>\(html(cell.label)) → "
+                + "\(plan.output.width)×\(plan.output.height)</small></td>"
+        }
+        return row
     }
 
     private static func signed(_ query: String, _ signer: Signer?, path: String = "/thumb") -> String {
@@ -98,7 +118,7 @@ enum DemoPage {
         table { border-collapse: collapse; } th, td { padding: 6px 10px; text-align: center; vertical-align: middle; }
         td img { background: repeating-conic-gradient(#ddd 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
         th small, td small { color: #666; } canvas.ph { width: 120px; display: inline-block; }
-        #infojson { background: #f4f4f4; padding: 8px; white-space: pre-wrap; max-width: 1200px; } form { margin: 24px 0; } form label { margin-right: 12px; }
+        #infojson { background: #f4f4f4; padding: 8px; white-space: pre-wrap; max-width: 1180px; } form { margin: 24px 0; } form label { margin-right: 12px; }
         #result { margin-top: 12px; } code { background: #f4f4f4; padding: 2px 4px; }
         </style></head><body>
         <h1>Aspect</h1>
@@ -106,8 +126,12 @@ enum DemoPage {
         <code>w</code> and <code>ratio</code>, the mode says how the image meets it. Under each, the size
         the geometry plans.</p>
         {{note}}
-        <table><tr><th>source</th>{{header}}</tr>
-        {{rows}}</table>
+        <h2>Modes: a 4:3 box, 160 wide</h2>
+        <table><tr><th>source</th>{{modeHeader}}</tr>
+        {{modeRows}}</table>
+        <h2>Smart crop, shapes and presets</h2>
+        <table><tr><th>source</th>{{shapeHeader}}</tr>
+        {{shapeRows}}</table>
         <pre id="infojson" hidden></pre>
         <h2>Try a URL</h2>
         <form id="form">
@@ -207,8 +231,8 @@ enum DemoPage {
             });
           });
         });
-        // For the browser test: once everything has loaded, what each grid image is, and
-        // each placeholder.
+        // For the browser test: once everything has loaded, what each grid image is, each
+        // placeholder, and whether the page is wider than the window.
         var loaded = new Promise(function (resolve) { window.addEventListener("load", resolve); });
         Promise.all([loaded, Promise.all(placeholders)]).then(function (done) {
           var rows = [];
@@ -216,7 +240,8 @@ enum DemoPage {
             rows.push({ src: img.getAttribute("src"), complete: img.complete,
               natural: img.naturalWidth + "x" + img.naturalHeight, expect: img.getAttribute("data-expect") });
           });
-          document.getElementById("report").textContent = JSON.stringify({ images: rows, placeholders: done[1] });
+          document.getElementById("report").textContent = JSON.stringify({ images: rows, placeholders: done[1],
+            innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth });
         });
         </script>
         </body></html>

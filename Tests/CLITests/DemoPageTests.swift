@@ -48,6 +48,8 @@ import Testing
     struct Report: Decodable {
         let images: [Row]
         let placeholders: [Placeholder]
+        let innerWidth: Int
+        let scrollWidth: Int
     }
 
     @Test func everyThumbnailOnThePageLoadsAtThePlannedSize() throws {
@@ -63,7 +65,8 @@ import Testing
                 "ASPECT_PRESETS": #"{"avatar": "w=120&ratio=1&mode=fill&gravity=smart&shape=circle&format=png"}"#,
             ])
         let url = "http://127.0.0.1:\(serve.port)/"
-        let dom = try Self.browser(["--dump-dom", url])
+        // A 1280-pixel-wide window, as a laptop's browser: the page must fit it.
+        let dom = try Self.browser(["--dump-dom", "--window-size=1280,1600", url])
         let pre = try #require(
             dom.range(of: #"<pre id="report"[^>]*>(.*?)</pre>"#, options: .regularExpression).map { dom[$0] },
             "no report in the page: \(dom.prefix(300))")
@@ -86,9 +89,13 @@ import Testing
             #expect(p.drawn > 0, "\(p.info): nothing decoded")
             #expect(abs(p.shown - p.ratio) < 0.02, "\(p.info): shown at \(p.shown), the image is \(p.ratio)")
         }
-        // The screenshot, for a person to look at (the README's comes from the same command).
+        // Nothing overflows to the right: every column, the capsules and presets included, is
+        // on screen without scrolling.
+        #expect(report.innerWidth == 1280, "the window is \(report.innerWidth) wide")
+        #expect(report.scrollWidth <= report.innerWidth, "the page is \(report.scrollWidth) px wide in a 1280 px window")
+        // The screenshot at the same width, for a person to look at (docs/demo.png is a copy).
         let shot = Binary.repositoryRoot.appendingPathComponent(".build/demo.png")
-        _ = try Self.browser(["--screenshot=\(shot.path)", "--window-size=1500,1100", url])
+        _ = try Self.browser(["--screenshot=\(shot.path)", "--window-size=1280,1400", url])
         let png = try Data(contentsOf: shot)
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 50_000)
     }
