@@ -39,7 +39,9 @@ enum DemoPage {
         root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?, presets: Presets = Presets()
     ) -> HTTPResponse {
         // The configured presets, each a column of its own (`preset=NAME`).
-        let presetCells: [Cell] = presets.byName.keys.sorted().prefix(maxPresets).map { ("preset \($0)", "preset=\($0)") }
+        let presetCells: [Cell] = presets.byName.keys.sorted().prefix(maxPresets).map {
+            ("preset \($0)", "preset=\($0)")
+        }
         // Two tables rather than one wide one, so the page fits a 1280-pixel window.
         var modeRows = ""
         var shapeRows = ""
@@ -59,7 +61,8 @@ enum DemoPage {
                 head + "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
                 + thumbnails(name, info.size, modeCells, limits, signer, presets) + "</tr>\n"
-            shapeRows += head + thumbnails(name, info.size, shapeCells + presetCells, limits, signer, presets) + "</tr>\n"
+            shapeRows +=
+                head + thumbnails(name, info.size, shapeCells + presetCells, limits, signer, presets) + "</tr>\n"
         }
         let modeHeader = "<th>placeholder</th>" + modeCells.map { "<th>\(html($0.label))</th>" }.joined()
         let shapeHeader = (shapeCells + presetCells).map { "<th>\(html($0.label))</th>" }.joined()

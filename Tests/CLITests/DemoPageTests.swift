@@ -92,7 +92,8 @@ import Testing
         // Nothing overflows to the right: every column, the capsules and presets included, is
         // on screen without scrolling.
         #expect(report.innerWidth == 1280, "the window is \(report.innerWidth) wide")
-        #expect(report.scrollWidth <= report.innerWidth, "the page is \(report.scrollWidth) px wide in a 1280 px window")
+        #expect(
+            report.scrollWidth <= report.innerWidth, "the page is \(report.scrollWidth) px wide in a 1280 px window")
         // The screenshot at the same width, for a person to look at (docs/demo.png is a copy).
         let shot = Binary.repositoryRoot.appendingPathComponent(".build/demo.png")
         _ = try Self.browser(["--screenshot=\(shot.path)", "--window-size=1280,1400", url])
