@@ -1,10 +1,10 @@
 # Aspect's container image. Two stages: build with the Swift toolchain image, run on a
 # slim Debian 12 with libvips' runtime packages only. Configure with ASPECT_* variables
-# (README: Configuration); mount a volume on /var/cache/aspect to keep the cache.
+# (docs/configuration.md); mount a volume on /var/cache/aspect to keep the cache.
 #   docker build -t aspect .
 #   docker run -p 8080:8080 -v aspect-cache:/var/cache/aspect -v /srv/photos:/srv/aspect/images:ro aspect
 # No Docker engine runs on the team's machines: deploy/verify-runtime.sh checks this
-# runtime stage in a Debian chroot instead (README: Containers).
+# runtime stage in a Debian chroot instead (docs/operations.md).
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \

@@ -1,12 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependency direction is the architecture:
-//   Core     pure Swift: request, geometry, canonical form, config model, error codes.
-//   Server   the `aspect` executable: wires the other targets together.
-// Later targets (their folders come with their issues): CVips (C shim over libvips'
-// varargs calls) and Imaging (owns every VipsImage), CLinux (epoll, eventfd, accept4)
-// and HTTP (codec and event loop). Nothing in Core depends on any of them.
+// Dependency direction is the architecture: Core (parsing, geometry, config model) and the
+// HTTP codec depend on no other target; libvips, libcurl and GLib are reached through one
+// C shim each; the service knows its sources, result store and renderer by protocol, and
+// the `aspect` executable wires them. docs/design.md draws the arrows, and a doc test holds
+// that drawing to the targets below.
 // libvips' headers include GLib's, which live outside the default search path. These are
 // the two folders `pkg-config --cflags vips` names for them on Debian; written out here
 // because SwiftPM's pkg-config support warns about the `-pthread` that vips.pc adds.
@@ -90,7 +89,7 @@ let package = Package(
         // Runs the built `aspect` as a subprocess.
         .testTarget(
             name: "CLITests",
-            dependencies: ["Server", "aspect-bench", "Imaging", "Core", "TestSupport", "AspectClient"],
+            dependencies: ["Server", "aspect-bench", "Imaging", "Core", "Service", "TestSupport", "AspectClient"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]

@@ -45,7 +45,7 @@ public struct ImageInfo: Decodable, Sendable, Equatable {
 public struct AspectServer: Sendable {
     public let base: URL
     /// The signing key, when the server requires signed URLs. Keep it off devices you do
-    /// not control: a key in an app lets anyone sign any request (see the README).
+    /// not control: a key in an app lets anyone sign any request (see docs/clients.md).
     public let signingKey: String?
 
     public init(base: URL, signingKey: String? = nil) {

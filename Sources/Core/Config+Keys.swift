@@ -1,7 +1,7 @@
 import Foundation
 
 extension Config {
-    /// Every key of the configuration, in the order the README's table lists them.
+    /// Every key of the configuration, in the order docs/configuration.md's table lists them (a doc test holds it).
     public static let keys: [ConfigKey] = [
         .string("server.host", "address to listen on", allowEmpty: false, \.server.host),
         .integer("server.port", 0...65535, "TCP port to listen on (0: any free port, printed at start)", \.server.port),

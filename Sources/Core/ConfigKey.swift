@@ -2,7 +2,7 @@
 public struct ConfigKey: Sendable {
     /// The dotted name, as in `config.json` (`server.port`).
     public let name: String
-    /// What the key does, for `--help` and the README's table.
+    /// What the key does, for `--help` and docs/configuration.md's table.
     public let help: String
     /// Checks `value` and stores it; `nil` on success, else what is allowed.
     let apply: @Sendable (inout Config, ConfigValue, _ base: String) -> String?
@@ -100,7 +100,8 @@ extension ConfigKey {
             guard case .string(let s) = v, allowEmpty || !s.isEmpty, !s.utf8.contains(0) else {
                 return allowEmpty ? "must be a string" : "must be a non-empty string"
             }
-            c[keyPath: path] = isPath ? ConfigPaths.resolve(s, against: base) : s
+            // An empty path stays empty (unset), rather than becoming the base folder.
+            c[keyPath: path] = isPath && !s.isEmpty ? ConfigPaths.resolve(s, against: base) : s
             return nil
         } read: {
             $0[keyPath: path]

@@ -122,7 +122,7 @@ enum ServeCommand {
         s.port = c.server.port
         let cores = ProcessInfo.processInfo.activeProcessorCount
         // Two per core, as imgproxy does: with one per core, libvips' hand-offs between a
-        // render's threads leave a core idle part of the time (README: the service).
+        // render's threads leave a core idle part of the time (docs/design.md: choices).
         s.workers = c.server.workers > 0 ? c.server.workers : 2 * cores
         s.eventLoops = c.server.eventLoops > 0 ? c.server.eventLoops : cores
         s.queueDepth = c.server.queueDepth

@@ -15,7 +15,7 @@ enum Usage {
           aspect --help           this text
 
         Configuration: config.json (or --config PATH, or ASPECT_CONFIG), then ASPECT_* environment
-        variables, then flags. See the README for every key.
+        variables, then flags. docs/configuration.md lists every key.
         """
 
     static var serve: String {

@@ -22,6 +22,17 @@ import Testing
 
     @Test func theVectorsAreThere() { #expect(Self.vectors.count == 3) }
 
+    /// docs/clients.md's example, built here, gives the URL its comment shows.
+    @Test func theDocsExampleURLIsWhatTheBuilderMakes() throws {
+        let swift = Docs.blocks(try Docs.text("docs/clients.md")).filter { $0.language == "swift" }
+        let example = try #require(
+            swift.first { $0.lines.contains { $0.contains("Thumbnail(src: \"photos/cat.jpg\")") } })
+        let shown = try #require(example.lines.first { $0.hasPrefix("// https://") }).dropFirst(3)
+        let base = try #require(URL(string: "https://img.example.com"))
+        let built = Thumbnail(src: "photos/cat.jpg").ratio(4, 3).width(300).mode(.fill).url(base: base)
+        #expect(built?.absoluteString == String(shown))
+    }
+
     @Test(arguments: vectors)
     func canonicalFormAndSignatureMatchTheServers(_ v: Vector) {
         let canonical = Signature.canonical(Self.pairs(v.query))

@@ -4,7 +4,7 @@ import Testing
 
 /// The demo page at `/` in a real browser: Debian's headless Chromium loads it from the
 /// running binary, and every thumbnail on it must have loaded at the size the geometry
-/// plans. It also saves the screenshot the README shows (in .build/, for a person to look at).
+/// plans. It also saves the screenshot the README shows (docs/demo.png is a copy) (in .build/, for a person to look at).
 @Suite(.serialized) struct DemoPageTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
         FileManager.default.isExecutableFile(atPath: $0)

@@ -35,6 +35,14 @@ import Testing
         #expect(c.log.format == .text && c.log.level == .info)
     }
 
+    /// An empty path key stays unset: `ASPECT_SOURCES_CAFILE=` (as a ConfigMap writes an
+    /// empty value) once became the working folder, which libcurl then tried as a CA file.
+    @Test func anEmptyPathIsNoPath() throws {
+        #expect(try load(env: ["ASPECT_SOURCES_CAFILE": ""]).sources.caFile == "")
+        #expect(try load(file: #"{"sources": {"caFile": ""}}"#).sources.caFile == "")
+        #expect(try load(env: ["ASPECT_SOURCES_CAFILE": "ca.pem"]).sources.caFile == "/srv/aspect/ca.pem")
+    }
+
     @Test func precedenceFlagOverEnvironmentOverFileOverDefault() throws {
         let file = #"{"server": {"port": 9001, "host": "0.0.0.0", "workers": 3}, "limits.maxDpr": 2}"#
         let env = ["ASPECT_SERVER_PORT": "9002", "ASPECT_SERVER_WORKERS": "5"]

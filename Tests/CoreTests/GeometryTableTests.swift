@@ -92,7 +92,7 @@ import Testing
     }
 }
 
-/// The worked examples of the README, each mode with and without upscaling.
+/// The worked examples of docs/api.md, each mode with and without upscaling.
 @Suite struct ModeExampleTests {
     @Test func fitFillPadStretchOnALandscape() throws {
         let src = size(4000, 3000)
