@@ -1,6 +1,6 @@
 import Foundation
 
-/// The repository's Markdown: the README and every file of `docs/`, read by the doc tests
+/// The repository's Markdown: the README, every file of `docs/` and the benchmarks, read by the doc tests
 /// so that what the docs say is held to the code.
 public enum Docs {
     /// The repository's root folder.
