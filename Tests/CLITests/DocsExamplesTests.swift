@@ -157,6 +157,34 @@ import Testing
         }
     }
 
+    /// Every `aspect thumb` and `aspect sign` line of the docs, run in the samples folder: it
+    /// exits 0, and a thumbnail is written at the size its comment names.
+    @Test func everyAspectCommandOfTheDocsRuns() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-docs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try Binary.run(["samples", dir.path]).status == 0)
+        let thumbnailer = try Thumbnailer(limits: ImagingLimits())
+        var ran = 0
+        for file in Docs.files {
+            for block in Docs.blocks(try Docs.text(file)) where block.language == "sh" {
+                for text in block.lines {
+                    let (words, comment) = Self.words(text, ["KEY": "a-signing-key-of-32-characters!"])
+                    guard words.first == "aspect", ["thumb", "sign"].contains(words.dropFirst().first) else { continue }
+                    ran += 1
+                    let r = try Binary.run(Array(words.dropFirst()), cwd: dir)
+                    #expect(r.status == 0, "\(file): \(text): \(r.stderr)")
+                    if words[1] == "sign" {
+                        #expect(r.stdout.contains("&sig="), "\(file): \(text): \(r.stdout)")
+                    } else if let m = Docs.matches(#"(\d+)×(\d+)"#, in: comment).first {
+                        let info = try thumbnailer.probe(path: dir.appendingPathComponent(words[3]).path)
+                        #expect("\(info.size.width)×\(info.size.height)" == m[0], "\(file): \(text)")
+                    }
+                }
+            }
+        }
+        #expect(ran >= 3, "\(ran) aspect commands found")
+    }
+
     /// The API's error table: each code's status is the one the service answers with, and
     /// the HTTP layer's rows are the answers it writes itself.
     @Test func theErrorTablesAreTheStatusesTheServiceAnswers() throws {
