@@ -21,9 +21,7 @@ public final class FetchMetrics: Sendable {
         var hits = 0
         var misses = 0
         var inFlight = 0
-        var buckets = [Int](repeating: 0, count: FetchMetrics.bounds.count)
-        var count = 0
-        var sum = 0.0
+        var fetchTime = Histogram(bounds: FetchMetrics.bounds)
     }
 
     /// Fetch-time histogram bounds, in seconds.
@@ -44,9 +42,7 @@ public final class FetchMetrics: Sendable {
             c.inFlight -= 1
             c.outcomes[Outcome.allCases.firstIndex(of: outcome) ?? 0] += 1
             c.bytes += bytes
-            c.count += 1
-            c.sum += seconds
-            for (i, b) in FetchMetrics.bounds.enumerated() where seconds <= b { c.buckets[i] += 1 }
+            c.fetchTime.observe(seconds)
         }
     }
 
@@ -57,29 +53,19 @@ public final class FetchMetrics: Sendable {
         return out
     }
 
-    /// The Prometheus text of these counters.
-    func exposition() -> String {
+    /// Adds these counters to `/metrics`.
+    func write(into out: inout Exposition) {
         let c = counters.withLock { $0 }
-        var out = "# HELP aspect_source_fetches_total Fetches from the origin, by outcome.\n"
-        out += "# TYPE aspect_source_fetches_total counter\n"
-        for (i, o) in Outcome.allCases.enumerated() {
-            out += "aspect_source_fetches_total{outcome=\"\(o.rawValue)\"} \(c.outcomes[i])\n"
-        }
-        out += "# HELP aspect_source_fetched_bytes_total Source bytes downloaded from the origin.\n"
-        out += "# TYPE aspect_source_fetched_bytes_total counter\naspect_source_fetched_bytes_total \(c.bytes)\n"
-        out += "# HELP aspect_source_cache_hits_total Requests whose source was in the source cache and current.\n"
-        out += "# TYPE aspect_source_cache_hits_total counter\naspect_source_cache_hits_total \(c.hits)\n"
-        out += "# HELP aspect_source_cache_misses_total Requests whose source had to be fetched or revalidated.\n"
-        out += "# TYPE aspect_source_cache_misses_total counter\naspect_source_cache_misses_total \(c.misses)\n"
-        out += "# HELP aspect_source_fetches_in_flight Fetches from the origin in progress.\n"
-        out += "# TYPE aspect_source_fetches_in_flight gauge\naspect_source_fetches_in_flight \(c.inFlight)\n"
-        out += "# HELP aspect_source_fetch_seconds Time of one fetch from the origin.\n"
-        out += "# TYPE aspect_source_fetch_seconds histogram\n"
-        for (i, b) in FetchMetrics.bounds.enumerated() {
-            out += "aspect_source_fetch_seconds_bucket{le=\"\(b)\"} \(c.buckets[i])\n"
-        }
-        out += "aspect_source_fetch_seconds_bucket{le=\"+Inf\"} \(c.count)\n"
-        out += "aspect_source_fetch_seconds_sum \(c.sum)\naspect_source_fetch_seconds_count \(c.count)\n"
-        return out
+        let outcomes = Outcome.allCases.enumerated().map { (#"{outcome="\#($1.rawValue)"}"#, "\(c.outcomes[$0])") }
+        out.metric("aspect_source_fetches_total", "counter", "Fetches from the origin, by outcome.", outcomes)
+        out.metric("aspect_source_fetched_bytes_total", "counter", "Source bytes downloaded from the origin.", c.bytes)
+        out.metric(
+            "aspect_source_cache_hits_total", "counter", "Requests whose source was in the source cache and current.",
+            c.hits)
+        out.metric(
+            "aspect_source_cache_misses_total", "counter", "Requests whose source had to be fetched or revalidated.",
+            c.misses)
+        out.metric("aspect_source_fetches_in_flight", "gauge", "Fetches from the origin in progress.", c.inFlight)
+        out.histogram("aspect_source_fetch_seconds", "Time of one fetch from the origin.", c.fetchTime)
     }
 }

@@ -29,9 +29,7 @@ final class Metrics: Sendable {
         var hits = 0
         var misses = 0
         var coalesced = 0
-        var renderBuckets = [Int](repeating: 0, count: Metrics.bounds.count)
-        var renderCount = 0
-        var renderSum = 0.0
+        var render = Histogram(bounds: Metrics.bounds)
     }
 
     /// Render-time histogram bounds, in seconds.
@@ -48,58 +46,45 @@ final class Metrics: Sendable {
     func coalesced() { counters.withLock { $0.coalesced += 1 } }
 
     func rendered(seconds: Double) {
-        counters.withLock { c in
-            c.renderCount += 1
-            c.renderSum += seconds
-            for (i, b) in Metrics.bounds.enumerated() where seconds <= b { c.renderBuckets[i] += 1 }
-        }
+        counters.withLock { $0.render.observe(seconds) }
     }
 
     func exposition(results: any ResultStore, fetches: FetchMetrics?, server: ServerStats) -> String {
         let c = counters.withLock { $0 }
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
-        }
-        var requests: [(String, String)] = []
+        var out = Exposition()
+        var requests: [(labels: String, value: String)] = []
         for route in RouteLabel.allCases.sorted(by: { $0.text < $1.text }) {
             for slot in 0..<Metrics.statusSlots {
                 let n = c.requests[route.rawValue * Metrics.statusSlots + slot]
                 if n > 0 { requests.append((#"{route="\#(route.text)",status="\#(slot + 100)"}"#, "\(n)")) }
             }
         }
-        metric("aspect_requests_total", "counter", "Requests answered by the service, by route and status.", requests)
-        metric("aspect_cache_hits_total", "counter", "Thumbnails served from the disk cache.", [("", "\(c.hits)")])
-        metric("aspect_cache_misses_total", "counter", "Thumbnails not in the disk cache.", [("", "\(c.misses)")])
+        out.metric(
+            "aspect_requests_total", "counter", "Requests answered by the service, by route and status.", requests)
+        out.metric("aspect_cache_hits_total", "counter", "Thumbnails served from the disk cache.", c.hits)
+        out.metric("aspect_cache_misses_total", "counter", "Thumbnails not in the disk cache.", c.misses)
         let figures = results.figures
-        metric(
+        out.metric(
             "aspect_cache_evictions_total", "counter", "Entries evicted to stay under cache.maxBytes.",
-            [("", "\(figures.evictions)")])
-        metric("aspect_cache_bytes", "gauge", "Bytes held in the disk cache.", [("", "\(figures.bytes)")])
-        metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", [("", "\(figures.entries)")])
-        metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", [("", "\(c.renderCount)")])
-        metric(
+            figures.evictions)
+        out.metric("aspect_cache_bytes", "gauge", "Bytes held in the disk cache.", figures.bytes)
+        out.metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", figures.entries)
+        out.metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", c.render.count)
+        out.metric(
             "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",
-            [("", "\(c.coalesced)")])
-        var buckets: [(String, String)] = []
-        for (i, b) in Metrics.bounds.enumerated() { buckets.append((#"_bucket{le="\#(b)"}"#, "\(c.renderBuckets[i])")) }
-        buckets += [
-            (#"_bucket{le="+Inf"}"#, "\(c.renderCount)"), ("_sum", "\(c.renderSum)"), ("_count", "\(c.renderCount)"),
-        ]
-        out += "# HELP aspect_render_seconds Time to render one thumbnail.\n# TYPE aspect_render_seconds histogram\n"
-        for (suffix, value) in buckets { out += "aspect_render_seconds\(suffix) \(value)\n" }
-        metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", [("", "\(server.queueDepth)")])
-        metric("aspect_workers_busy", "gauge", "Workers rendering now.", [("", "\(server.workersBusy)")])
-        metric("aspect_open_connections", "gauge", "Open client connections.", [("", "\(server.connections)")])
-        metric(
+            c.coalesced)
+        out.histogram("aspect_render_seconds", "Time to render one thumbnail.", c.render)
+        out.metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", server.queueDepth)
+        out.metric("aspect_workers_busy", "gauge", "Workers rendering now.", server.workersBusy)
+        out.metric("aspect_open_connections", "gauge", "Open client connections.", server.connections)
+        out.metric(
             "aspect_connections_refused_total", "counter", "Connections answered 503 for server.maxConnections.",
-            [("", "\(server.refused)")])
-        metric(
+            server.refused)
+        out.metric(
             "aspect_accept_paused_total", "counter",
             "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
-            [("", "\(server.acceptsPaused)")])
-        if let fetches { out += fetches.exposition() }
-        return out
+            server.acceptsPaused)
+        fetches?.write(into: &out)
+        return out.text
     }
 }
