@@ -53,14 +53,11 @@ import Testing
     }
 
     @Test func everyThumbnailOnThePageLoadsAtThePlannedSize() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-demo-\(UUID().uuidString)")
+        let dir = try ServeProcess.sampleFolder("demo")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
-        #expect(made.status == 0)
         let serve = try ServeProcess(
-            dir: dir,
+            samples: dir,
             env: [
-                "ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false",
                 "ASPECT_HTTP_DEMOPAGE": "true",
                 "ASPECT_PRESETS": #"{"avatar": "w=120&ratio=1&mode=fill&gravity=smart&shape=circle&format=png"}"#,
             ])

@@ -57,43 +57,60 @@ import Testing
         return (words, "")
     }
 
-    static func curlLines() throws -> [CurlLine] {
-        var lines: [CurlLine] = []
+    /// One command of the docs' `sh` blocks, split as the shell would.
+    struct Command {
+        var file: String
+        var text: String
+        var words: [String]
+        var comment: String
+        /// The JSON block the docs show right after this command's block, when it is alone there.
+        var json: String?
+    }
+
+    /// Every command of the README's and the docs' `sh` blocks; a block's `NAME='…'` lines
+    /// set variables for the commands after them, starting from `given`.
+    static func commands(_ given: [String: String] = [:]) throws -> [Command] {
+        var commands: [Command] = []
         for file in Docs.files {
             let blocks = Docs.blocks(try Docs.text(file))
             for (i, block) in blocks.enumerated() where block.language == "sh" {
-                var variables: [String: String] = [:]
-                var found: [CurlLine] = []
+                var variables = given
+                var found: [Command] = []
                 for text in block.lines {
                     let (words, comment) = words(text, variables)
                     if words.count == 1, let eq = words[0].firstIndex(of: "=") {
                         variables[String(words[0][..<eq])] = String(words[0][words[0].index(after: eq)...])
-                        continue
+                    } else if !words.isEmpty {
+                        found.append(Command(file: file, text: text, words: words, comment: comment))
                     }
-                    guard words.first == "curl" else { continue }
-                    var line = CurlLine(file: file, text: text, comment: comment)
-                    var rest = words.dropFirst()[...]
-                    while let w = rest.popFirst() {
-                        switch w {
-                        case "-o": line.output = rest.popFirst()
-                        case "-H":
-                            let h = (rest.popFirst() ?? "").split(separator: ":", maxSplits: 1).map {
-                                $0.trimmingCharacters(in: .whitespaces)
-                            }
-                            if h.count == 2 { line.headers[h[0]] = h[1] }
-                        case _ where w.hasPrefix("-"): line.head = line.head || w.contains("I")
-                        default: line.target = w
-                        }
-                    }
-                    found.append(line)
                 }
                 if found.count == 1, i + 1 < blocks.count, blocks[i + 1].language == "json" {
                     found[0].json = blocks[i + 1].lines.joined(separator: "\n")
                 }
-                lines += found
+                commands += found
             }
         }
-        return lines
+        return commands
+    }
+
+    static func curlLines() throws -> [CurlLine] {
+        try commands().filter { $0.words.first == "curl" }.map { command in
+            var line = CurlLine(file: command.file, text: command.text, comment: command.comment, json: command.json)
+            var rest = command.words.dropFirst()[...]
+            while let w = rest.popFirst() {
+                switch w {
+                case "-o": line.output = rest.popFirst()
+                case "-H":
+                    let h = (rest.popFirst() ?? "").split(separator: ":", maxSplits: 1).map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
+                    if h.count == 2 { line.headers[h[0]] = h[1] }
+                case _ where w.hasPrefix("-"): line.head = line.head || w.contains("I")
+                default: line.target = w
+                }
+            }
+            return line
+        }
     }
 
     static let types = ["jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif"]
@@ -106,20 +123,13 @@ import Testing
         #expect(lines.count >= 25, "\(lines.count) curl lines found")
         #expect(lines.contains { $0.json != nil })
 
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-docs-\(UUID().uuidString)")
+        let dir = try ServeProcess.sampleFolder("docs")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let images = dir.appendingPathComponent("images")
-        #expect(try Binary.run(["samples", images.path]).status == 0)
         // The embedded default's presets, as `bash scripts/run.sh` serves them.
         let config = try JSONSerialization.jsonObject(
             with: Data(contentsOf: Docs.root.appendingPathComponent("config.json")))
         let presets = try JSONSerialization.data(withJSONObject: (config as? [String: Any])?["presets"] ?? [:])
-        let serve = try ServeProcess(
-            dir: dir,
-            env: [
-                "ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false",
-                "ASPECT_PRESETS": String(decoding: presets, as: UTF8.self),
-            ])
+        let serve = try ServeProcess(samples: dir, env: ["ASPECT_PRESETS": String(decoding: presets, as: UTF8.self)])
         let thumbnailer = try Thumbnailer(limits: ImagingLimits())
         for line in lines {
             let base = "http://127.0.0.1:8080"
@@ -160,26 +170,22 @@ import Testing
     /// Every `aspect thumb` and `aspect sign` line of the docs, run in the samples folder: it
     /// exits 0, and a thumbnail is written at the size its comment names.
     @Test func everyAspectCommandOfTheDocsRuns() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-docs-\(UUID().uuidString)")
+        let dir = try ServeProcess.sampleFolder("docs")
         defer { try? FileManager.default.removeItem(at: dir) }
-        #expect(try Binary.run(["samples", dir.path]).status == 0)
+        let images = dir.appendingPathComponent("images")
         let thumbnailer = try Thumbnailer(limits: ImagingLimits())
         var ran = 0
-        for file in Docs.files {
-            for block in Docs.blocks(try Docs.text(file)) where block.language == "sh" {
-                for text in block.lines {
-                    let (words, comment) = Self.words(text, ["KEY": "a-signing-key-of-32-characters!"])
-                    guard words.first == "aspect", ["thumb", "sign"].contains(words.dropFirst().first) else { continue }
-                    ran += 1
-                    let r = try Binary.run(Array(words.dropFirst()), cwd: dir)
-                    #expect(r.status == 0, "\(file): \(text): \(r.stderr)")
-                    if words[1] == "sign" {
-                        #expect(r.stdout.contains("&sig="), "\(file): \(text): \(r.stdout)")
-                    } else if let m = Docs.matches(#"(\d+)×(\d+)"#, in: comment).first {
-                        let info = try thumbnailer.probe(path: dir.appendingPathComponent(words[3]).path)
-                        #expect("\(info.size.width)×\(info.size.height)" == m[0], "\(file): \(text)")
-                    }
-                }
+        for command in try Self.commands(["KEY": "a-signing-key-of-32-characters!"]) {
+            let (words, text, file) = (command.words, command.text, command.file)
+            guard words.first == "aspect", ["thumb", "sign"].contains(words.dropFirst().first) else { continue }
+            ran += 1
+            let r = try Binary.run(Array(words.dropFirst()), cwd: images)
+            #expect(r.status == 0, "\(file): \(text): \(r.stderr)")
+            if words[1] == "sign" {
+                #expect(r.stdout.contains("&sig="), "\(file): \(text): \(r.stdout)")
+            } else if let m = Docs.matches(#"(\d+)×(\d+)"#, in: command.comment).first {
+                let info = try thumbnailer.probe(path: images.appendingPathComponent(words[3]).path)
+                #expect("\(info.size.width)×\(info.size.height)" == m[0], "\(file): \(text)")
             }
         }
         #expect(ran >= 3, "\(ran) aspect commands found")

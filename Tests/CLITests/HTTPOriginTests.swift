@@ -15,10 +15,7 @@ import Testing
     let samples: [String: [UInt8]]
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-origin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
-        precondition(made.status == 0, made.stderr)
+        dir = try ServeProcess.sampleFolder("origin")
         origin = try TestOrigin()
         var samples: [String: [UInt8]] = [:]
         for name in ["landscape.jpg", "portrait.jpg", "logo.png"] {
@@ -49,9 +46,7 @@ import Testing
     /// The same bytes as from a folder: every mode and format, each source fetched once.
     @Test func everyModeAndFormatAsFromAFolder() throws {
         let remote = try serve()
-        let local = try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache-local", "ASPECT_LOG_ACCESS": "false"])
+        let local = try ServeProcess(samples: dir, env: ["ASPECT_CACHE_DIR": "cache-local"])
         for src in samples.keys.sorted() {
             for mode in Mode.allCases {
                 for format in ["jpeg", "png", "webp", "avif"] {

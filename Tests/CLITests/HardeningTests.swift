@@ -13,18 +13,11 @@ import Testing
     var images: URL { dir.appendingPathComponent("images") }
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-hardening-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let made = try Binary.run(["samples", images.path])
-        precondition(made.status == 0, made.stderr)
+        dir = try ServeProcess.sampleFolder("hardening")
     }
 
     func serve(_ env: [String: String] = [:], fileLimit: Int? = nil) throws -> ServeProcess {
-        try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
-                env
-            ) { $1 }, fileLimit: fileLimit)
+        try ServeProcess(samples: dir, env: env, fileLimit: fileLimit)
     }
 
     static func get(_ port: Int, _ target: String) throws -> TestClient.Response {

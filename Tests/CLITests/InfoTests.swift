@@ -13,10 +13,8 @@ import Testing
     static let photos = ["big.jpg", "medium.jpg", "portrait.jpg", "alpha.png"]
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-info-\(UUID().uuidString)")
+        dir = try ServeProcess.sampleFolder("info")
         let images = dir.appendingPathComponent("images")
-        let made = try Binary.run(["samples", images.path])
-        precondition(made.status == 0, made.stderr)
         let fm = FileManager.default
         try fm.createDirectory(at: images.appendingPathComponent("photos"), withIntermediateDirectories: true)
         for name in Self.photos {
@@ -29,11 +27,7 @@ import Testing
     }
 
     func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
-        try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
-                env
-            ) { $1 })
+        try ServeProcess(samples: dir, env: env)
     }
 
     struct Info: Decodable {

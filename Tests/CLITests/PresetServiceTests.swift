@@ -8,9 +8,7 @@ import Testing
     let dir: URL
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-presets-\(UUID().uuidString)")
-        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
-        precondition(made.status == 0, made.stderr)
+        dir = try ServeProcess.sampleFolder("presets")
         try Data(
             #"{"presets": {"avatar": "w=64&h=64&mode=fill&gravity=smart&shape=circle", "card": "w=300&ratio=4:3&mode=fill"}}"#
                 .utf8
@@ -18,11 +16,7 @@ import Testing
     }
 
     func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
-        try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
-                env
-            ) { $1 }, args: ["--config", dir.appendingPathComponent("config.json").path])
+        try ServeProcess(samples: dir, env: env, args: ["--config", dir.appendingPathComponent("config.json").path])
     }
 
     func size(_ body: [UInt8]) throws -> (Int, Int) {

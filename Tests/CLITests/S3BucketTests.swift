@@ -13,10 +13,7 @@ import Testing
 
     init() throws {
         moto = try MotoServer.shared.get()
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-s3-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
-        precondition(made.status == 0, made.stderr)
+        dir = try ServeProcess.sampleFolder("s3")
         var samples: [String: [UInt8]] = [:]
         for name in ["landscape.jpg", "portrait.jpg", "logo.png"] {
             samples[name] = try [UInt8](Data(contentsOf: dir.appendingPathComponent("images/\(name)")))
@@ -46,9 +43,7 @@ import Testing
     @Test func everyModeFromABucketAsFromAFolder() throws {
         for (name, bytes) in samples { try moto.put("photos/\(name)", bytes) }
         let s = try serve()
-        let local = try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache-local", "ASPECT_LOG_ACCESS": "false"])
+        let local = try ServeProcess(samples: dir, env: ["ASPECT_CACHE_DIR": "cache-local"])
         for src in samples.keys.sorted() {
             for mode in Mode.allCases {
                 let target = "/thumb?src=\(src)&w=120&ratio=4:3&mode=\(mode.rawValue)&format=webp"

@@ -86,3 +86,27 @@ final class ServeProcess {
         }
     }
 }
+
+extension ServeProcess {
+    /// A new temporary folder, `aspect-LABEL-…`, whose `images/` holds the sample images
+    /// (`aspect samples`): what most suites serve.
+    static func sampleFolder(_ label: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
+        guard made.status == 0 else { throw TestError("aspect samples failed: \(made.stderr)") }
+        return dir
+    }
+
+    /// `aspect serve` in `dir` on its `images/`, the cache in `cache/`, without the access
+    /// log; `env` adds to that and wins.
+    convenience init(samples dir: URL, env: [String: String] = [:], args: [String] = [], fileLimit: Int? = nil)
+        throws
+    {
+        try self.init(
+            dir: dir,
+            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
+                env
+            ) { $1 }, args: args, fileLimit: fileLimit)
+    }
+}

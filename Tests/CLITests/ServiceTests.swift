@@ -10,18 +10,11 @@ import Testing
     let dir: URL
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let made = try Binary.run(["samples", dir.appendingPathComponent("images").path])
-        precondition(made.status == 0, made.stderr)
+        dir = try ServeProcess.sampleFolder("service")
     }
 
     func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
-        try ServeProcess(
-            dir: dir,
-            env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_CACHE_DIR": "cache", "ASPECT_LOG_ACCESS": "false"].merging(
-                env
-            ) { $1 })
+        try ServeProcess(samples: dir, env: env)
     }
 
     static func get(_ port: Int, _ target: String, headers: [String: String] = [:], method: String = "GET") throws
