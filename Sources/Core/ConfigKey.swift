@@ -100,8 +100,7 @@ extension ConfigKey {
             guard case .string(let s) = v, allowEmpty || !s.isEmpty, !s.utf8.contains(0) else {
                 return allowEmpty ? "must be a string" : "must be a non-empty string"
             }
-            // An empty path stays empty (unset), rather than becoming the base folder.
-            c[keyPath: path] = isPath && !s.isEmpty ? ConfigPaths.resolve(s, against: base) : s
+            c[keyPath: path] = isPath ? ConfigPaths.resolve(s, against: base) : s
             return nil
         } read: {
             $0[keyPath: path]
@@ -140,6 +139,8 @@ extension ConfigKey {
 enum ConfigPaths {
     /// `path` if absolute, else `base/path`, with `.` segments and trailing `/` removed.
     static func resolve(_ path: String, against base: String) -> String {
+        // An empty path is no path (an unset key), not the base folder.
+        guard !path.isEmpty else { return "" }
         let joined = path.hasPrefix("/") || base.isEmpty ? path : base + "/" + path
         let absolute = joined.hasPrefix("/")
         let parts = joined.split(separator: "/").filter { $0 != "." }
