@@ -38,11 +38,8 @@ for i in $(seq "$N"); do
   for f in webp gif; do cp "$out/images/anim.gif" "$out/images/$f-$i.gif"; done
 done
 cat "$out"/images/* > /dev/null
-ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port 18580 --images "$out/images" --cache-dir "$out/cache" \
-  >/dev/null 2>"$out/aspect.log" &
-pid=$!
-trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
-wait_http "http://127.0.0.1:18580/healthz" 30
+. bench/lib.sh
+serve_images 18580
 spid=$(pgrep -f "aspect serve --port 18580" | head -1)
 idle=$(awk '/VmRSS/{print $2}' "/proc/$spid/status")
 for i in $(seq "$N"); do

@@ -19,11 +19,8 @@ out=$(mktemp -d); echo "raw output: $out" >&2
 mkdir -p "$out/images"
 for i in $(seq "$N"); do cp "$IMAGES/$PHOTO" "$out/images/a-$i.jpg"; cp "$IMAGES/$PHOTO" "$out/images/w-$i.jpg"; done
 cat "$out"/images/* > /dev/null
-ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port 18480 --images "$out/images" --cache-dir "$out/cache" \
-  >/dev/null 2>"$out/aspect.log" &
-pid=$!
-trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
-wait_http "http://127.0.0.1:18480/healthz" 30
+. bench/lib.sh
+serve_images 18480
 Q="w=600&h=400&mode=fill"
 for i in $(seq "$N"); do
   curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' \

@@ -23,12 +23,8 @@ for i in $(seq "$N"); do
 done
 cp "$IMAGES/$PHOTO" "$out/images/hit.jpg"
 cat "$out"/images/* > /dev/null  # in the page cache, both kinds alike
-ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port 18380 --images "$out/images" --cache-dir "$out/cache" \
-  >/dev/null 2>"$out/aspect.log" &
-pid=$!
-trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
-wait_http "http://127.0.0.1:18380/healthz" 30
 . bench/lib.sh
+serve_images 18380
 THUMB_Q="w=300&h=225&mode=fill"
 for i in $(seq "$N"); do
   if [ $((i % 2)) = 0 ]; then

@@ -7,3 +7,14 @@ time_of() {
   [ "${r% *}" = 200 ] || { echo "$1 answered ${r% *}" >&2; exit 1; }
   echo "${r#* }"
 }
+
+# serve_images PORT: `aspect serve` ($BIN) on $out/images, its cache in $out/cache and its
+# event log in $out/aspect.log, in a session of its own that the script's exit ends;
+# returns once /healthz answers. Sets pid.
+serve_images() {
+  ASPECT_LOG_ACCESS=false setsid "$BIN" serve --port "$1" --images "$out/images" --cache-dir "$out/cache" \
+    >/dev/null 2>"$out/aspect.log" &
+  pid=$!
+  trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
+  wait_http "http://127.0.0.1:$1/healthz" 30
+}
