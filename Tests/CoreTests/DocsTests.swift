@@ -156,9 +156,12 @@ import Testing
         }
     }
 
+    /// Every test source, read once for all the documents.
+    static let testSources = Docs.swiftFiles(under: "Tests").map(\.text).joined(separator: "\n")
+
     @Test(arguments: Docs.files)
     func everyTestNamedExists(_ path: String) throws {
-        let tests = Docs.swiftFiles(under: "Tests").map(\.text).joined(separator: "\n")
+        let tests = Self.testSources
         for m in Docs.matches(#"`([A-Z][A-Za-z]*Tests)(?:\.([A-Za-z]+))?`"#, in: try Docs.text(path)) {
             #expect(tests.contains("struct \(m[1]) "), "\(path): no suite \(m[1])")
             if !m[2].isEmpty { #expect(tests.contains("func \(m[2])("), "\(path): no test \(m[1]).\(m[2])") }
