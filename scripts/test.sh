@@ -4,8 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
-# The real photos: the team's shared folder beside the checkout, else fetched from Debian.
-[ -f ../shared/images/big.jpg ] || bash scripts/fetch-photos.sh
+# The real photos, fetched from Debian (once) into .build/photos; every test reads them
+# from there, never from a folder beside the checkout, so a fresh clone runs as CI does.
+bash scripts/fetch-photos.sh
+export ASPECT_PHOTOS="$PWD/.build/photos"
 # moto's S3 server for the bucket tests, in a venv of its own (test-only: the service
 # never needs Python). Pinned, so a run tests against the server it was written for.
 venv=.build/test-venv

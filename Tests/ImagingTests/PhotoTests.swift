@@ -88,19 +88,15 @@ import Testing
         let big = try Self.photo("big.jpg")
         let full = try ImageFile.decode(Array(try Data(contentsOf: URL(fileURLWithPath: big))))
         // One made here: the landscape photo stored 90° counter-clockwise with
-        // Orientation=6, as a camera held sideways writes it; and the shared portrait.jpg
-        // (a crop of it, upright 2400×3200) when the folder has it.
+        // Orientation=6, as a camera held sideways writes it; and portrait.jpg (a crop of
+        // it, upright 2400×3200, made by scripts/fetch-photos.sh as the team's copy is).
         let fixtures = try Fixtures()
         let made = try fixtures.write(
             "rotated.jpg", ImageFile.encode(Fixtures.rotated(full, turns: 3), as: .jpeg, quality: 95, orientation: 6))
-        var cases = [(made, full)]
-        if let shared = Self.folder?.appendingPathComponent("portrait.jpg").path,
-            FileManager.default.fileExists(atPath: shared)
-        {
-            let upright = try Self.upright(shared)
-            #expect(upright.height > upright.width)
-            cases.append((shared, upright))
-        }
+        let shared = try Self.photo("portrait.jpg")
+        let upright = try Self.upright(shared)
+        #expect(upright.height > upright.width)
+        let cases = [(made, full), (shared, upright)]
         for (path, upright) in cases {
             let info = try Thumbnailer(limits: ImagingLimits()).probe(path: path)
             #expect(info.orientation == 6)

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The team's real photos: `ASPECT_PHOTOS`, the shared folder beside the checkout, or the
-/// copy scripts/fetch-photos.sh fetched from Debian. A test that needs them fails, rather
+/// The team's real photos: `ASPECT_PHOTOS` (scripts/test.sh sets it to the copy
+/// scripts/fetch-photos.sh made from Debian's packages), else the shared folder beside the
+/// checkout, else that copy. A test that needs them fails, rather
 /// than skips, when none has them.
 public enum Photos {
     public struct Missing: Error, CustomStringConvertible {
