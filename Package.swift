@@ -42,32 +42,41 @@ let package = Package(
         .target(
             name: "Hashing", dependencies: ["CGLib"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        // The disk cache: keys by SHA-256, atomic writes, LRU eviction.
-        .target(name: "Cache", dependencies: ["Core", "Syscalls"]),
+        // The result store on disk: atomic writes, LRU eviction, hits handed back open.
+        .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         // S3: AWS Signature V4 and object URLs (the bucket source builds on it).
         .target(name: "S3", dependencies: ["Hashing"]),
-        // The service: the /thumb flow, knowing its sources, result store and renderer by
-        // protocol (Stores.swift); the executable wires the real ones.
+        // What the service knows of its sources, result store and renderer: protocols and the
+        // values they speak, no implementation. The service and the stores both depend on it.
+        .target(name: "Stores", dependencies: ["Core", "Syscalls"]),
+        // Bounded thread pools and coalescing of identical work: Foundation only.
+        .target(name: "Workers"),
+        // The service: the /thumb and /info flow, a handler for any HTTP server, knowing its
+        // sources, result store and renderer by protocol; the executable wires the real ones.
         .target(
             name: "Service",
-            dependencies: ["Core", "HTTP", "HTTPServer", "Hashing", "Signing", "Syscalls", "Placeholders"]),
+            dependencies: ["Core", "HTTP", "Stores", "Workers", "Hashing", "Signing", "Syscalls", "Placeholders"]),
         // libcurl's varargs calls behind fixed-arity ones.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // The source stores: a folder, an HTTP origin, an S3 bucket, and the source cache.
-        .target(name: "Origins", dependencies: ["Core", "Service", "CCurl", "CLinux", "Hashing", "S3", "Syscalls"]),
+        .target(
+            name: "Origins",
+            dependencies: ["Core", "Stores", "Workers", "CCurl", "CLinux", "Hashing", "S3", "Syscalls"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
-        // The HTTP/1.1 codec: parser and response writer, no I/O, no dependencies.
-        .target(name: "HTTP"),
+        // The HTTP/1.1 codec (parser and response writer, no I/O) and what a handler sees of
+        // a server (handler, route, responder, context); a response's body may be an open file.
+        .target(name: "HTTP", dependencies: ["Syscalls"]),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls"]),
+        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls", "Workers"]),
         .executableTarget(
             name: "Server",
             dependencies: [
-                "Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls", "Service", "Origins",
+                "Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls", "Service", "Stores",
+                "Origins",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
@@ -78,10 +87,10 @@ let package = Package(
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
-        .testTarget(name: "OriginsTests", dependencies: ["Origins", "Service", "Core", "TestSupport"]),
+        .testTarget(name: "OriginsTests", dependencies: ["Origins", "Stores", "Core", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer", "Syscalls"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core", "TestSupport"],

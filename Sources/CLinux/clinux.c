@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@ int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms) {
 }
 
 int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int clinux_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
 
 int clinux_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 

@@ -1,5 +1,3 @@
-import Glibc
-import HTTP
 import Synchronization
 import Syscalls
 
@@ -7,7 +5,7 @@ import Syscalls
 /// close(2), and one descriptor serves every response for that key at once (sendfile
 /// reads from an explicit offset). The disk cache says when a key's file goes, and its
 /// descriptor is dropped then; a response still sending keeps its own reference.
-public final class OpenFiles: Sendable {
+final class OpenFiles: Sendable {
     let capacity: Int
     /// Files up to this size are also held in memory (`cache.memoryFileBytes`).
     let keepBytes: Int
@@ -19,35 +17,12 @@ public final class OpenFiles: Sendable {
         var removals: UInt64 = 0
     }
 
-    public init(capacity: Int, keepBytes: Int = 0) {
+    init(capacity: Int, keepBytes: Int = 0) {
         self.capacity = capacity
         self.keepBytes = keepBytes
     }
 
-    /// Opens `path`, with its bytes when it is at most `keepBytes` long. The cache's files
-    /// never change once in place, so bytes read now stay the file's.
-    private func open(_ path: String) -> OpenFile? {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        var st = stat()
-        guard keepBytes > 0, fstat(fd, &st) == 0, st.st_size > 0, Int(st.st_size) <= keepBytes else {
-            return OpenFile(fd: fd)
-        }
-        let size = Int(st.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { raw in
-                (try? Syscall.retrying("pread") {
-                    pread(fd, raw.baseAddress?.advanced(by: done), size - done, off_t(done))
-                }) ?? 0
-            }
-            // Short (it cannot be, unless the file is damaged): served by sendfile instead.
-            guard n > 0 else { return OpenFile(fd: fd) }
-            done += n
-        }
-        return OpenFile(fd: fd, contents: bytes)
-    }
+    private func open(_ path: String) -> OpenFile? { OpenFile.open(path, keepingUpTo: keepBytes) }
 
     /// The open file for `hex`, opened from `path` on first use; nil when it cannot be opened.
     func file(_ hex: String, path: @autoclosure () -> String) -> OpenFile? {
@@ -66,7 +41,7 @@ public final class OpenFiles: Sendable {
         return f
     }
 
-    public func remove(_ hexes: [String]) {
+    func remove(_ hexes: [String]) {
         guard capacity > 0 else { return }
         files.withLock { t in
             t.removals += 1

@@ -142,6 +142,10 @@ extension Config {
             "sources.revalidateSeconds", 0...31_536_000,
             "how long a downloaded source is used before a conditional request checks it, in seconds",
             \.sources.revalidateSeconds),
+        .integer(
+            "sources.staleSeconds", 0...31_536_000,
+            "how long past revalidateSeconds a kept source is still served while its re-check is pending or has failed, in seconds (0: wait for the re-check)",
+            \.sources.staleSeconds),
         .string(
             "s3.endpoint", "S3 endpoint URL (empty: AWS's; set for MinIO, R2, Ceph)", allowEmpty: true, \.s3.endpoint),
         .string("s3.region", "S3 region (empty: us-east-1)", allowEmpty: true, \.s3.region),

@@ -100,6 +100,9 @@ public struct Config: Equatable, Sendable {
         public var cacheMaxBytes: Int64 = 1 << 30
         /// How long a downloaded source is trusted before a conditional request checks it.
         public var revalidateSeconds = 60
+        /// How long past `revalidateSeconds` a kept source is still served while its
+        /// re-check runs in the background or has failed (stale while revalidate).
+        public var staleSeconds = 300
     }
 
     /// An S3-compatible bucket's endpoint and credentials; each falls back to the AWS

@@ -1,3 +1,5 @@
+import Syscalls
+
 /// A response: status, header fields and a body. `Date`, `Server`, `Content-Length` and
 /// `Connection` are added when it is written.
 public struct HTTPResponse: Sendable {

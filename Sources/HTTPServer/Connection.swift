@@ -16,6 +16,8 @@ final class Connection {
 
     let id: UInt64
     let fd: Int32
+    /// Set when the connection closes, for whoever is still working for it.
+    let gone = ClientGone()
     var machine: ConnectionStateMachine
     var parser: RequestParser
     var input: [UInt8] = []
@@ -29,7 +31,7 @@ final class Connection {
     /// A routed request waiting to be handed over.
     enum Job {
         case work(WorkerPool.Job)
-        case deferred(@Sendable (Responder) -> Void)
+        case deferred(@Sendable (any Responder) -> Void)
     }
     /// The answer the machine will ask to write (from the handler or a worker).
     var response: HTTPResponse?

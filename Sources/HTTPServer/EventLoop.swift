@@ -258,7 +258,7 @@ final class EventLoop: @unchecked Sendable {
     private func route(_ c: Connection) {
         guard let head = c.request else { return }
         c.request = nil
-        switch handler.route(head, context: RequestContext(draining: draining, stats: stats)) {
+        switch handler.route(head, context: RequestContext(draining: draining, server: stats)) {
         case .respond(let r):
             c.response = r
             perform(c.machine.respondedNow(), c)
@@ -282,9 +282,9 @@ final class EventLoop: @unchecked Sendable {
             // Answered through the same completions as the pool's, so the machine sees
             // no difference: the request is out until `responseReady`.
             start(
-                Responder(
-                    ticket: ticket, pool: server.pool, complete: server.pool.complete,
-                    retryAfterSeconds: configuration.retryAfterSeconds))
+                PoolResponder(
+                    ticket: ticket, pool: server.pool, retryAfterSeconds: configuration.retryAfterSeconds,
+                    gone: c.gone))
         }
     }
 
@@ -392,6 +392,7 @@ final class EventLoop: @unchecked Sendable {
     func close(_ c: Connection) {
         guard c.isOpen else { return }
         c.isOpen = false
+        c.gone.flag.store(true, ordering: .relaxed)
         connections.removeValue(forKey: c.id)
         stats.openConnections.subtract(1, ordering: .relaxed)
         c.output.clear()

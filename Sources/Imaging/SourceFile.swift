@@ -3,10 +3,10 @@ import Core
 import Glibc
 import Syscalls
 
-extension SourceFile {
+extension OpenFile {
     /// Opens `path` for the pipeline: a missing file or a folder is "no such source".
-    static func opening(_ path: String) throws(ImagingError) -> SourceFile {
-        switch SourceFile.open(path) {
+    static func opening(_ path: String) throws(ImagingError) -> OpenFile {
+        switch OpenFile.open(path) {
         case .success(let f): return f
         case .failure(let e):
             throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: e.description)
@@ -14,14 +14,14 @@ extension SourceFile {
     }
 }
 
-/// One stage's libvips source over a `SourceFile`, with the job's deadline: past it, a
+/// One stage's libvips source over a `OpenFile`, with the job's deadline: past it, a
 /// read fails and the loader decoding from it stops.
 final class VSource {
     let pointer: UnsafeMutablePointer<VipsSource>
     /// Keeps the descriptor open while libvips may read it.
-    private let file: SourceFile
+    private let file: OpenFile
 
-    init(_ file: SourceFile, deadline: Deadline) throws(ImagingError) {
+    init(_ file: OpenFile, deadline: Deadline) throws(ImagingError) {
         guard let p = cvips_source_new(file.fd, deadline.nanoseconds) else {
             throw ImagingError(
                 .open, AspectError(.unsupportedSource, "the source cannot be read"), detail: Vips.takeError())

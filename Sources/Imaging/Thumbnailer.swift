@@ -24,12 +24,12 @@ public struct Thumbnailer: Sendable {
     public func thumbnail(path: String, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        try thumbnail(file: SourceFile.opening(path), request: request, requestLimits: requestLimits, accept: accept)
+        try thumbnail(file: OpenFile.opening(path), request: request, requestLimits: requestLimits, accept: accept)
     }
 
     /// Probes, plans by Core's rules, resolves the format and renders: the whole job for
     /// one request, within `limits.processingTimeoutMs` from now (past it: a `timeout` error).
-    public func thumbnail(file: SourceFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
+    public func thumbnail(file: OpenFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
         try render(file: file) { source throws(AspectError) in
@@ -40,7 +40,7 @@ public struct Thumbnailer: Sendable {
     /// Reads the header and checks the limits, asks `order` what to make of a source so
     /// described (the planner's answer; its error is the header stage's), and renders it:
     /// within `limits.processingTimeoutMs` from now, the header read included.
-    public func render(file: SourceFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    public func render(file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
@@ -67,10 +67,10 @@ public struct Thumbnailer: Sendable {
 
     /// Reads what the file's header says and checks the limits, decoding no pixels.
     public func probe(path: String) throws(ImagingError) -> SourceInfo {
-        try probe(file: SourceFile.opening(path), deadline: .none)
+        try probe(file: OpenFile.opening(path), deadline: .none)
     }
 
-    func probe(file: SourceFile, deadline: Deadline) throws(ImagingError) -> SourceInfo {
+    func probe(file: OpenFile, deadline: Deadline) throws(ImagingError) -> SourceInfo {
         guard let bytes = file.regularFileSize else {
             throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: "not a regular file")
         }
@@ -136,7 +136,7 @@ public struct Thumbnailer: Sendable {
 
     /// What `/info` needs: the header (limits checked as for a render), and a decode by
     /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
-    public func describe(file: SourceFile) throws(ImagingError) -> SourceFacts {
+    public func describe(file: OpenFile) throws(ImagingError) -> SourceFacts {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
         let info = try probe(file: file, deadline: deadline)
         let side = Double(Self.previewSide)
@@ -166,7 +166,7 @@ public struct Thumbnailer: Sendable {
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     func render(
-        file: SourceFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+        file: OpenFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -207,7 +207,7 @@ extension Thumbnailer {
     /// steps as a still (crop or place, effects, shape), and the frames are joined again
     /// with the source's delays and loop count.
     func renderAnimation(
-        file: SourceFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+        file: OpenFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
     ) throws(ImagingError) -> [UInt8] {
         let frames = info.frames
         // With a region or a turn, every frame is decoded whole at the region's scale and
@@ -343,7 +343,7 @@ extension Thumbnailer {
     /// Before the geometry: the whole upright source resized so that the plan's region
     /// comes out at the planned size (turned back for a quarter turn), that region cut
     /// out, then rotated and flipped: `plan.resized`, as the plan says.
-    func decodeRegion(_ file: SourceFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
+    func decodeRegion(_ file: OpenFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
         let cut = Self.regionCut(plan)
@@ -360,7 +360,7 @@ extension Thumbnailer {
     /// this stage's, and later steps may read the pixels in any order (smartcrop does).
     /// The decode reads the file as it goes: past the deadline a read fails, and the
     /// failure is the timeout's, not the file's.
-    func decodeResized(_ file: SourceFile, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
+    func decodeResized(_ file: OpenFile, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
         let source = try VSource(file, deadline: deadline)

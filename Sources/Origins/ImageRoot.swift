@@ -1,7 +1,7 @@
 import CLinux
 import Core
 import Glibc
-import Service
+import Stores
 import Synchronization
 import Syscalls
 
@@ -138,7 +138,7 @@ public struct ImageRoot: SourceStore {
     /// Opens a confined source for rendering, by its symlink-free real path below the open
     /// root, refusing any symlink on the way: a path swapped for a symlink after `confine`
     /// checked it is not followed out of the root (403), a file gone meanwhile is a 404.
-    func open(_ relative: String, src: String) -> Result<SourceFile, AspectError> {
+    func open(_ relative: String, src: String) -> Result<OpenFile, AspectError> {
         guard let folder = refresh().folder else {
             return .failure(AspectError(.notFound, "no such source image: \(src)"))
         }
@@ -152,7 +152,7 @@ public struct ImageRoot: SourceStore {
             return .failure(
                 AspectError(.forbiddenPath, "src '\(src)' is refused: it changed into a link while being opened"))
         }
-        return .success(SourceFile(owning: file))
+        return .success(OpenFile(owning: file))
     }
 
     /// openat2 beneath the folder; EAGAIN (a rename raced the lookup) is tried again, as
@@ -175,7 +175,7 @@ public struct ImageRoot: SourceStore {
         guard let folder = refresh().folder else { return nil }
         var st = stat()
         guard fstatat(folder.fd, relative, &st, 0) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
-        let version = CacheKey.fileVersion(
+        let version = SourceIdentity.fileVersion(
             size: Int64(st.st_size),
             modifiedNanoseconds: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
         return SourceIdentity(path: src, version: version, location: relative)
@@ -185,7 +185,8 @@ public struct ImageRoot: SourceStore {
 
     public var name: String { path }
 
-    public var fetchMetrics: FetchMetrics? { nil }
+    public var fetchFigures: FetchFigures? { nil }
+    public var cacheProblem: String? { nil }
 
     /// Confined by real path and stat(2)ed: a folder always knows at once.
     public func resolve(_ src: String) -> SourceResolution {
@@ -205,13 +206,13 @@ public struct ImageRoot: SourceStore {
 
     public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
         switch resolve(src) {
-        case .ready(let identity): return .success(identity)
+        case .ready(let identity), .stale(let identity): return .success(identity)
         case .failed(let f): return .failure(f)
         case .needsFetch: return .failure(ServiceFailure(AspectError(.internalError, "unreachable"), stage: "open"))
         }
     }
 
-    public func open(_ identity: SourceIdentity) -> Result<SourceFile, ServiceFailure> {
+    public func open(_ identity: SourceIdentity) -> Result<OpenFile, ServiceFailure> {
         open(identity.location, src: identity.path).mapError { ServiceFailure($0, stage: "open") }
     }
 

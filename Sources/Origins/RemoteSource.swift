@@ -1,11 +1,13 @@
 import CCurl
+import CLinux
 import Core
 import Foundation
 import Glibc
 import Hashing
-import Service
+import Stores
 import Synchronization
 import Syscalls
+import Workers
 
 /// Where a remote source is fetched from: the request for a `src`, and what an error
 /// answer says (an S3 error document names its code).
@@ -27,6 +29,7 @@ public struct FetchSettings: Sendable {
     public var caFile = ""
     public var maxBytes: Int64 = 50 << 20
     public var revalidateSeconds = 60
+    public var staleSeconds = 300
 
     public init() {}
 
@@ -37,21 +40,34 @@ public struct FetchSettings: Sendable {
         caFile = config.sources.caFile
         maxBytes = config.limits.maxSourceBytes
         revalidateSeconds = config.sources.revalidateSeconds
+        staleSeconds = config.sources.staleSeconds
     }
 }
 
 /// Sources behind an HTTP origin or in an S3 bucket, fetched with libcurl into the source
 /// cache. A source checked with the origin within `revalidateSeconds` is used without
 /// asking it; after that, one conditional request (If-None-Match, else If-Modified-Since)
-/// decides. Identical fetches in flight are made once.
+/// decides. That re-check runs on threads of its own while the kept copy is served, for
+/// up to `staleSeconds` more (stale while revalidate): a stalled origin holds up no source
+/// already kept. Identical fetches in flight are made once. A download that cannot be kept
+/// (the cache's disk full) is still served, from memory, and `cacheProblem` says so.
 public final class RemoteSource: SourceStore {
     let origin: any Origin
     let settings: FetchSettings
     let cache: SourceCache
-    public let metrics = FetchMetrics()
+    let metrics = FetchMetrics()
     private let flights = Coalescer<Result<SourceIdentity, ServiceFailure>>()
     /// libcurl handles not in use; each keeps its connections open for the next fetch.
     private let handles = Mutex<[CurlHandle]>([])
+    /// Re-checks of kept sources, apart from the fetches clients wait on, one per source.
+    private let rechecks = ThreadPool(name: "aspect-recheck", threads: 2, queueDepth: 256)
+    private let pendingRechecks = Mutex<Set<String>>([])
+    /// Downloads that could not be kept on disk, in memory for the requests that asked:
+    /// the last few only.
+    private let unkept = Mutex<[(identity: SourceIdentity, file: OpenFile)]>([])
+    static let unkeptCapacity = 8
+    /// Why the last download could not be kept, until one can.
+    private let keepProblem = Mutex<String?>(nil)
 
     /// A libcurl easy handle. `@unchecked Sendable`: one thread uses it at a time, taken
     /// from and given back to `handles` under its lock.
@@ -71,14 +87,38 @@ public final class RemoteSource: SourceStore {
     private static let curlReady: Bool = ccurl_global_init() == 0
 
     public var name: String { origin.name }
-    public var fetchMetrics: FetchMetrics? { metrics }
+    public var fetchFigures: FetchFigures? { metrics.snapshot }
     /// A remote origin's health does not decide readiness (SPEC: Sources).
     public func readinessProblem() -> String? { nil }
-    /// Why downloads cannot be kept, for the start-up log.
-    public var cacheProblem: String? { cache.problem }
+    /// Why downloads cannot be kept (served from memory instead), or nil.
+    public var cacheProblem: String? { cache.problem ?? keepProblem.withLock { $0 } }
 
-    private func fresh(_ checkedAt: UInt64, now: UInt64) -> Bool {
-        checkedAt > 0 && now &- checkedAt < UInt64(settings.revalidateSeconds) * 1_000_000_000
+    /// How a kept source stands: checked within `revalidateSeconds`, within the stale
+    /// window after it, or past both (or never checked since start).
+    enum Age { case fresh, stale, expired }
+
+    private func age(_ checkedAt: UInt64, now: UInt64) -> Age {
+        guard checkedAt > 0 else { return .expired }
+        let elapsed = now &- checkedAt
+        let fresh = UInt64(settings.revalidateSeconds) * 1_000_000_000
+        if elapsed < fresh { return .fresh }
+        return elapsed < fresh + UInt64(settings.staleSeconds) * 1_000_000_000 ? .stale : .expired
+    }
+
+    /// Starts a re-check of `src` on the re-check threads, unless one is pending. It never
+    /// blocks: called on the event loop.
+    private func recheck(_ src: String) {
+        guard pendingRechecks.withLock({ $0.insert(src).inserted }) else { return }
+        metrics.recheckQueue(1)
+        let submitted = rechecks.submit { [self] in
+            metrics.recheckQueue(-1)
+            _ = fetch(src)
+            pendingRechecks.withLock { _ = $0.remove(src) }
+        }
+        if !submitted {
+            metrics.recheckQueue(-1)
+            pendingRechecks.withLock { _ = $0.remove(src) }
+        }
     }
 
     private func identity(_ record: SourceCache.Record) -> SourceIdentity {
@@ -86,13 +126,27 @@ public final class RemoteSource: SourceStore {
     }
 
     public func resolve(_ src: String) -> SourceResolution {
-        guard let e = cache.entry(src), fresh(e.checkedAt, now: Clock.now()) else { return .needsFetch }
-        return .ready(identity(e.record))
+        guard let e = cache.entry(src) else { return .needsFetch }
+        switch age(e.checkedAt, now: Clock.now()) {
+        case .fresh: return .ready(identity(e.record))
+        case .expired: return .needsFetch
+        case .stale:
+            recheck(src)
+            metrics.servedStale()
+            return .stale(identity(e.record))
+        }
     }
 
     public func isCurrent(_ known: SourceIdentity) -> Bool {
-        guard let e = cache.entry(known.path), fresh(e.checkedAt, now: Clock.now()) else { return false }
-        return e.record.version == known.version
+        guard let e = cache.entry(known.path), e.record.version == known.version else { return false }
+        switch age(e.checkedAt, now: Clock.now()) {
+        case .fresh: return true
+        case .expired: return false
+        case .stale:
+            recheck(known.path)
+            metrics.servedStale()
+            return true
+        }
     }
 
     public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
@@ -101,12 +155,14 @@ public final class RemoteSource: SourceStore {
 
     /// The version resolved, by its own file. Evicted meanwhile (a small source cache
     /// under load): fetched again, and used if the origin still has that version.
-    public func open(_ identity: SourceIdentity) -> Result<SourceFile, ServiceFailure> {
-        if case .success(let f) = SourceFile.open(identity.location) { return .success(f) }
+    public func open(_ identity: SourceIdentity) -> Result<OpenFile, ServiceFailure> {
+        if identity.location.isEmpty, let held = heldUnkept(identity) { return .success(held) }
+        if !identity.location.isEmpty, case .success(let f) = OpenFile.open(identity.location) { return .success(f) }
         switch fetch(identity.path) {
         case .failure(let f): return .failure(f)
         case .success(let now) where now.version == identity.version:
-            return SourceFile.open(now.location).mapError {
+            if now.location.isEmpty, let held = heldUnkept(now) { return .success(held) }
+            return OpenFile.open(now.location).mapError {
                 ServiceFailure(
                     AspectError(.internalError, "the fetched source cannot be opened"), stage: "fetch",
                     detail: "\($0)")
@@ -117,6 +173,22 @@ public final class RemoteSource: SourceStore {
                     AspectError(.upstreamError, "the source changed at the origin while it was being served; retry"),
                     stage: "fetch"))
         }
+    }
+
+    private func heldUnkept(_ identity: SourceIdentity) -> OpenFile? {
+        unkept.withLock { list in list.last { $0.identity == identity }?.file }
+    }
+
+    /// A whole download that could not be kept: held for `open`, and the reason reported.
+    private func holdUnkept(_ record: SourceCache.Record, _ file: OpenFile, why: String) -> SourceIdentity {
+        let identity = SourceIdentity(path: record.src, version: record.version, location: "")
+        unkept.withLock { list in
+            list.removeAll { $0.identity.path == record.src }
+            if list.count >= Self.unkeptCapacity { list.removeFirst() }
+            list.append((identity, file))
+        }
+        keepProblem.withLock { $0 = "downloads cannot be kept in \(cache.dir): \(why)" }
+        return identity
     }
 
     // MARK: Fetching
@@ -148,19 +220,26 @@ public final class RemoteSource: SourceStore {
                 headers.append("If-Modified-Since: \(known.lastModified)")
             }
         }
-        guard let temp = cache.temporaryFile() else {
+        // Into the source cache's folder, or (that folder unwritable, its disk full) into
+        // memory: a download that cannot be kept is still served.
+        var temp = cache.temporaryFile()
+        var unkeptWhy = temp == nil ? String(cString: strerror(errno)) : ""
+        if temp == nil { temp = Self.memoryFile() }
+        guard var temp else {
             return (
                 .failure(
                     failure(
                         .internalError, "the source cannot be downloaded",
-                        "the source cache \(cache.dir) cannot be written: \(String(cString: strerror(errno)))")),
+                        "no file to download into: \(String(cString: strerror(errno)))")),
                 .error, 0
             )
         }
         var kept = false
         defer {
-            close(temp.fd)
-            if !kept { unlink(temp.path) }
+            if !kept {
+                close(temp.fd)
+                if !temp.path.isEmpty { unlink(temp.path) }
+            }
         }
         let handle = handles.withLock { $0.popLast() } ?? ccurl_new().map(CurlHandle.init)
         guard let handle else {
@@ -177,6 +256,16 @@ public final class RemoteSource: SourceStore {
             ftruncate(temp.fd, 0)
             lseek(temp.fd, 0, SEEK_SET)
             Self.get(handle.pointer, url, headers, temp.fd, settings, &errorBody, &r)
+            if r.code == CURLE_WRITE_ERROR.rawValue, r.too_large == 0, !temp.path.isEmpty,
+                let memory = Self.memoryFile()
+            {
+                // The cache's disk is full (or failing): the same request again, into memory.
+                unkeptWhy = "writing a download failed (\(Self.text(&r.error)))"
+                close(temp.fd)
+                unlink(temp.path)
+                temp = memory
+                continue
+            }
             let status = Int(r.status)
             guard r.code == CURLE_OK.rawValue, [301, 302, 303, 307, 308].contains(status) else { break }
             let next = Self.text(&r.redirect)
@@ -230,29 +319,47 @@ public final class RemoteSource: SourceStore {
                             "\(r.bytes) of \(r.content_length) bytes")), .error, r.bytes
                 )
             }
-            guard fsync(temp.fd) == 0 else {
+            let body = OpenFile(owning: temp.fd)
+            kept = true  // `body` owns the descriptor now
+            // What is not an image is not kept: an HTML error page sent with a 200, a
+            // compressed archive.
+            if let kind = SourceSniffer.notAnImage(
+                body.read(count: min(Int(r.bytes), SourceSniffer.prefixLength)) ?? [])
+            {
+                if !temp.path.isEmpty { unlink(temp.path) }
                 return (
                     .failure(
                         failure(
-                            .internalError, "the source cannot be downloaded",
-                            "fsync: \(String(cString: strerror(errno)))")),
-                    .error, r.bytes
+                            .unsupportedSource, "the origin's answer is not an image (it looks like \(kind))",
+                            "\(r.bytes) bytes, content-type \(Self.text(&r.content_type))")), .error, r.bytes
                 )
             }
             var record = SourceCache.Record(
                 src: src, etag: Self.text(&r.etag), lastModified: Self.text(&r.last_modified), bytes: r.bytes,
                 digest: "")
-            if record.etag.isEmpty, record.lastModified.isEmpty { record.digest = Self.digest(temp.path) }
-            guard cache.keep(record, body: temp.path, at: Clock.now()) else {
-                return (
-                    .failure(
-                        failure(
-                            .internalError, "the source cannot be downloaded",
-                            "the source cache \(cache.dir) cannot be written: \(String(cString: strerror(errno)))")),
-                    .error, r.bytes
-                )
+            if record.etag.isEmpty, record.lastModified.isEmpty {
+                record.digest = Self.digest(body, r.bytes)
+            } else if let known, !record.etag.isEmpty, record.etag == known.etag {
+                // The whole body again under the ETag already held (a 304 was due): the
+                // bytes decide, so two versions never share one identity.
+                let old = known.digest.isEmpty ? Self.digest(path: cache.bodyPath(known)) : known.digest
+                let new = Self.digest(body, r.bytes)
+                record.digest = new == old ? known.digest : new
             }
-            kept = true
+            if temp.path.isEmpty {
+                return (.success(holdUnkept(record, body, why: unkeptWhy)), .downloaded, r.bytes)
+            }
+            guard fsync(temp.fd) == 0 else {
+                let why = "fsync: \(String(cString: strerror(errno)))"
+                unlink(temp.path)
+                return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
+            }
+            guard cache.keep(record, body: temp.path, at: Clock.now()) else {
+                let why = String(cString: strerror(errno))
+                unlink(temp.path)
+                return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
+            }
+            keepProblem.withLock { $0 = nil }
             return (.success(identity(record)), .downloaded, r.bytes)
         case 304:
             guard let known else { break }
@@ -340,9 +447,21 @@ public final class RemoteSource: SourceStore {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The SHA-256 of a file, for a source the origin gave no validator for.
-    static func digest(_ path: String) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else { return "" }
-        return Hex.string(SHA256.digest(Array(data)))
+    /// The SHA-256 of a download, for a source the origin gave no validator for, or one
+    /// whose validator did not change.
+    static func digest(_ file: OpenFile, _ count: Int64) -> String {
+        guard let bytes = file.read(count: Int(count)) else { return "" }
+        return Hex.string(SHA256.digest(bytes))
+    }
+
+    static func digest(path: String) -> String {
+        guard case .success(let file) = OpenFile.open(path), let size = file.regularFileSize else { return "" }
+        return digest(file, size)
+    }
+
+    /// A file in memory to download into, when the source cache's folder cannot take it.
+    static func memoryFile() -> (path: String, fd: Int32)? {
+        let fd = clinux_memfd("aspect-source")
+        return fd >= 0 ? ("", fd) : nil
     }
 }

@@ -17,13 +17,14 @@ final class SourceCache: Sendable {
         var etag: String
         var lastModified: String
         var bytes: Int64
-        /// The body's SHA-256 when the origin gave neither ETag nor Last-Modified.
+        /// The body's SHA-256 when the origin gave neither ETag nor Last-Modified, or when
+        /// it sent other bytes under an ETag already held.
         var digest: String
 
-        /// The source's version in cache keys: its ETag, else Last-Modified and length,
-        /// else its contents' digest.
+        /// The source's version in cache keys: its ETag (with the digest of its bytes when
+        /// they changed under it), else Last-Modified and length, else its contents' digest.
         var version: String {
-            if !etag.isEmpty { return "etag:\(etag)" }
+            if !etag.isEmpty { return digest.isEmpty ? "etag:\(etag)" : "etag:\(etag):sha256:\(digest)" }
             if !lastModified.isEmpty { return "last-modified:\(lastModified):\(bytes)" }
             return "sha256:\(digest)"
         }

@@ -43,16 +43,15 @@ enum ServeCommand {
         // over a 300 s soak. Two arenas kept it flat (BENCHMARKS: Soak).
         clinux_limit_malloc_arenas(2)
         raiseDescriptorLimit(config)
-        let openFiles = OpenFiles(capacity: config.cache.openFiles, keepBytes: Int(config.cache.memoryFileBytes))
-        let cache = DiskCache(
-            dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs
-        ) { openFiles.remove($0) }
-        if let problem = cache.problem {
+        let results = DiskResultStore(
+            dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs,
+            openFiles: config.cache.openFiles, memoryFileBytes: Int(config.cache.memoryFileBytes))
+        if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
         }
         let sources = SourceStores.make(config)
         if let problem = sources.readinessProblem() { log(.warning, problem) }
-        if let remote = sources as? RemoteSource, let problem = remote.cacheProblem {
+        if let problem = sources.cacheProblem {
             log(.warning, "downloads are not kept: \(problem)")
         }
         let signer = config.signingEnabled ? Signer(key: config.security.signingKey) : nil
@@ -69,15 +68,14 @@ enum ServeCommand {
             server = try HTTPServer(
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
-                    config: config, sources: sources, results: DiskResultStore(cache: cache),
-                    renderer: LibvipsRenderer(thumbnailer: thumbnailer), openFiles: openFiles, signer: signer,
-                    demoPage: demoPage))
+                    config: config, sources: sources, results: results,
+                    renderer: LibvipsRenderer(thumbnailer: thumbnailer), signer: signer, demoPage: demoPage))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1
         }
         server.installSignalHandlers()
-        let figures = cache.figures
+        let figures = results.figures
         log(
             .info,
             "listening on http://\(config.server.host):\(server.port) (images \(sources.name), "

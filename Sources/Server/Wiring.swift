@@ -1,15 +1,14 @@
-import Cache
 import Core
 import Imaging
 import Origins
-import Service
+import Stores
 import Syscalls
 
 /// libvips' pipeline as the service's renderer.
 struct LibvipsRenderer: Renderer {
     let thumbnailer: Thumbnailer
 
-    func render(_ file: SourceFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     {
         do throws(ImagingError) {
@@ -20,27 +19,13 @@ struct LibvipsRenderer: Renderer {
         }
     }
 
-    func describe(_ file: SourceFile) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts {
         do throws(ImagingError) {
             return try thumbnailer.describe(file: file)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }
     }
-}
-
-/// The disk cache as the service's result store.
-struct DiskResultStore: ResultStore {
-    let cache: DiskCache
-
-    func result(_ key: String) -> StoredResult? {
-        cache.lookup(key).map { StoredResult(path: $0.path, kind: $0.format, size: $0.size) }
-    }
-
-    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool { cache.store(key, bytes, format: kind) }
-    func drop(_ key: String) { cache.forget(key) }
-    var problem: String? { cache.problem }
-    var figures: (bytes: Int64, entries: Int, evictions: Int) { cache.figures }
 }
 
 enum SourceStores {

@@ -1,5 +1,6 @@
 import Core
 import Hashing
+import Stores
 
 /// What names a result: the canonical request, the source's identity, the output format
 /// (for `format=auto`, whether WebP was acceptable: the rest follows from the source) and
@@ -14,12 +15,6 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         // NUL never appears in any part (the parser refuses it, a version is made without
         // it but for a file's, below), so the join is unambiguous.
         hex = SHA256.hex(parts.joined(separator: "\u{0}"))
-    }
-
-    /// A file's version: its size and modification time, joined as in the keys before
-    /// sources could be remote, so the results cached then stay valid.
-    public static func fileVersion(size: Int64, modifiedNanoseconds: Int64) -> String {
-        "\(size)\u{0}\(modifiedNanoseconds)"
     }
 
     /// The ETag: the key, quoted (strong).

@@ -1,22 +1,4 @@
-/// Observations counted into fixed buckets, as a Prometheus histogram keeps them: each
-/// bucket counts the observations at most its bound, with the count and sum of all.
-struct Histogram: Sendable {
-    let bounds: [Double]
-    private(set) var buckets: [Int]
-    private(set) var count = 0
-    private(set) var sum = 0.0
-
-    init(bounds: [Double]) {
-        self.bounds = bounds
-        buckets = [Int](repeating: 0, count: bounds.count)
-    }
-
-    mutating func observe(_ value: Double) {
-        count += 1
-        sum += value
-        for (i, b) in bounds.enumerated() where value <= b { buckets[i] += 1 }
-    }
-}
+import Stores
 
 /// Prometheus' text format, one metric at a time: the one writer of `/metrics`.
 struct Exposition {

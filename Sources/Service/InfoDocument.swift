@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Placeholders
+import Stores
 
 /// What `/info` is asked for beyond the source.
 struct InfoOptions: Sendable {

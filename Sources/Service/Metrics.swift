@@ -1,4 +1,5 @@
-import HTTPServer
+import HTTP
+import Stores
 import Synchronization
 
 /// The service's counters, and the Prometheus text exposition of them with the cache's
@@ -29,6 +30,9 @@ final class Metrics: Sendable {
         var hits = 0
         var misses = 0
         var coalesced = 0
+        var sourceHits = 0
+        var sourceMisses = 0
+        var fetchesAbandoned = 0
         var render = Histogram(bounds: Metrics.bounds)
     }
 
@@ -45,11 +49,20 @@ final class Metrics: Sendable {
     func miss() { counters.withLock { $0.misses += 1 } }
     func coalesced() { counters.withLock { $0.coalesced += 1 } }
 
+    /// A queued fetch was dropped: its client had gone.
+    func fetchAbandoned() { counters.withLock { $0.fetchesAbandoned += 1 } }
+
+    /// A request found its source known and current (or servable while re-checked), or not.
+    func sourceCache(hit: Bool) {
+        counters.withLock { if hit { $0.sourceHits += 1 } else { $0.sourceMisses += 1 } }
+    }
+
     func rendered(seconds: Double) {
         counters.withLock { $0.render.observe(seconds) }
     }
 
-    func exposition(results: any ResultStore, fetches: FetchMetrics?, server: ServerStats) -> String {
+    func exposition(results: any ResultStore, fetches: FetchFigures?, fetchQueue: Int, server: ServerSnapshot) -> String
+    {
         let c = counters.withLock { $0 }
         var out = Exposition()
         var requests: [(labels: String, value: String)] = []
@@ -84,7 +97,33 @@ final class Metrics: Sendable {
             "aspect_accept_paused_total", "counter",
             "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
             server.acceptsPaused)
-        fetches?.write(into: &out)
+        if let fetches { write(fetches, c, fetchQueue: fetchQueue, into: &out) }
         return out.text
+    }
+
+    /// The figures of a fetching source store.
+    private func write(_ f: FetchFigures, _ c: Counters, fetchQueue: Int, into out: inout Exposition) {
+        let outcomes = FetchFigures.Outcome.allCases.map { (#"{outcome="\#($0.rawValue)"}"#, "\(f[$0])") }
+        out.metric("aspect_source_fetches_total", "counter", "Fetches from the origin, by outcome.", outcomes)
+        out.metric("aspect_source_fetched_bytes_total", "counter", "Source bytes downloaded from the origin.", f.bytes)
+        out.metric(
+            "aspect_source_cache_hits_total", "counter",
+            "Requests whose source was in the source cache and current (or served while re-checked).", c.sourceHits)
+        out.metric(
+            "aspect_source_cache_misses_total", "counter", "Requests whose source had to be fetched or revalidated.",
+            c.sourceMisses)
+        out.metric("aspect_source_fetches_in_flight", "gauge", "Fetches from the origin in progress.", f.inFlight)
+        out.metric(
+            "aspect_source_fetches_queued", "gauge", "Fetches waiting for a fetch thread.", fetchQueue)
+        out.metric(
+            "aspect_source_rechecks_queued", "gauge", "Re-checks of kept sources waiting for their thread.",
+            f.recheckQueue)
+        out.metric(
+            "aspect_source_fetches_abandoned_total", "counter",
+            "Queued fetches dropped because their client had gone.", c.fetchesAbandoned)
+        out.metric(
+            "aspect_source_served_stale_total", "counter",
+            "Requests served from a kept source while its re-check was pending or had failed.", f.servedStale)
+        out.histogram("aspect_source_fetch_seconds", "Time of one fetch from the origin.", f.fetchTime)
     }
 }

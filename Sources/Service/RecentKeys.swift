@@ -1,4 +1,5 @@
 import HTTP
+import Stores
 import Synchronization
 
 /// Request targets seen lately and what they resolved to. A hit here still checks the

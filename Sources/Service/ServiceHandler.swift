@@ -1,9 +1,10 @@
 import Core
 import Foundation
 import HTTP
-import HTTPServer
 import Signing
+import Stores
 import Syscalls
+import Workers
 
 /// The service's routes: `/thumb`, `/healthz`, `/readyz`, `/metrics`, and the demo page
 /// `/`. It owns the flow of `/thumb` (parse, check the signature, the source's identity,
@@ -14,8 +15,6 @@ public struct ServiceHandler: HTTPHandler {
     let sources: any SourceStore
     let results: any ResultStore
     let renderer: any Renderer
-    /// The result store's files held open for hits.
-    let openFiles: OpenFiles
     /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
     let signer: Signer?
     /// The page at `/` when `http.demoPage` is on; it runs on a worker.
@@ -25,23 +24,24 @@ public struct ServiceHandler: HTTPHandler {
     /// Recently seen request targets and their keys, so a repeated URL skips parsing,
     /// the canonical form and the hash on its way to a cache hit.
     let recent = RecentKeys()
-    /// Where fetches from a remote origin wait: not on the image workers.
-    let fetches: FetchPool
+    /// Where fetches from a remote origin wait: not on the image workers. Its threads start
+    /// with the first fetch, so a folder root has none.
+    let fetches: ThreadPool
     /// `presets`, checked when the configuration was loaded.
     let presets: Presets
 
     public init(
         config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
-        openFiles: OpenFiles, signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil
+        signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil
     ) {
         self.config = config
         self.sources = sources
         self.results = results
         self.renderer = renderer
-        self.openFiles = openFiles
         self.signer = signer
         self.demoPage = demoPage
-        fetches = FetchPool(threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
+        fetches = ThreadPool(
+            name: "aspect-fetch", threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
         // Already checked by Config.load, which refuses a configuration with a bad preset.
         presets = (try? Presets(config.presets, limits: config.requestLimits)) ?? Presets()
     }
@@ -70,7 +70,10 @@ public struct ServiceHandler: HTTPHandler {
                 .metrics,
                 .respond(
                     .text(
-                        200, metrics.exposition(results: results, fetches: sources.fetchMetrics, server: context.stats),
+                        200,
+                        metrics.exposition(
+                            results: results, fetches: sources.fetchFigures, fetchQueue: fetches.queued,
+                            server: context.server.snapshot),
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
             return counted(.thumb, thumb(request, .thumb))
@@ -114,7 +117,9 @@ public struct ServiceHandler: HTTPHandler {
     private func readiness(_ context: RequestContext) -> HTTPResponse {
         if context.draining { return .text(503, "draining\n") }
         if let problem = sources.readinessProblem() { return .text(503, "not ready: \(problem)\n") }
-        if let problem = results.problem { return .text(200, "ready, serving uncached: \(problem)\n") }
+        if let problem = results.problem ?? sources.cacheProblem {
+            return .text(200, "ready, serving uncached: \(problem)\n")
+        }
         return .text(200, "ready\n")
     }
 
@@ -172,11 +177,11 @@ public struct ServiceHandler: HTTPHandler {
         switch sources.resolve(parsed.src) {
         case .failed(let failure):
             return .respond(Self.error(failure))
-        case .ready(let identity):
-            sources.fetchMetrics?.sourceCache(hit: true)
+        case .ready(let identity), .stale(let identity):
+            metrics.sourceCache(hit: true)
             return identified(known, identity)
         case .needsFetch:
-            sources.fetchMetrics?.sourceCache(hit: false)
+            metrics.sourceCache(hit: false)
             return fetching(known)
         }
     }
@@ -194,9 +199,15 @@ public struct ServiceHandler: HTTPHandler {
     /// The source is remote and not known current: fetched (or revalidated) on a fetch
     /// thread, then served from the result store or handed to the image workers.
     private func fetching(_ known: Known) -> Route {
-        let (sources, fetches) = (sources, fetches)
+        let (sources, fetches, metrics) = (sources, fetches, metrics)
         return .deferred { responder in
             let queued = fetches.submit {
+                // A client that left while this waited is owed nothing: the slot goes to
+                // the next fetch (a stalled origin must not hold slots for nobody).
+                if responder.clientGone {
+                    metrics.fetchAbandoned()
+                    return
+                }
                 switch sources.fetch(known.parsed.src) {
                 case .failure(let failure):
                     responder.respond(Self.error(failure))
@@ -252,10 +263,7 @@ public struct ServiceHandler: HTTPHandler {
             return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
         }
         guard let hit = results.result(key.hex) else { return nil }
-        guard let file = openFiles.file(key.hex, path: hit.path) else {
-            results.drop(key.hex)
-            return nil
-        }
+        let file = hit.body
         metrics.hit()
         var h = headers
         h.append("Content-Type", hit.contentType)
@@ -322,8 +330,8 @@ struct RenderJob: Sendable {
     func run() -> HTTPResponse {
         let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ServiceFailure> in
             // A render for this key may have finished while this job waited in the queue.
-            if let hit = results.result(key.hex), let bytes = FileManager.default.contents(atPath: hit.path) {
-                return .success(ServiceHandler.Rendered(bytes: Array(bytes), contentType: hit.contentType))
+            if let hit = results.result(key.hex), let bytes = hit.bytes {
+                return .success(ServiceHandler.Rendered(bytes: bytes, contentType: hit.contentType))
             }
             let start = Clock.now()
             do throws(ServiceFailure) {

@@ -2,9 +2,10 @@ import Core
 import Syscalls
 
 /// What the service knows of its three parts: where sources come from, where results
-/// are kept, and what turns one into the other. The `aspect` executable wires the real
-/// ones (a folder, an HTTP origin or an S3 bucket; the disk cache; libvips); the service
-/// sees only these protocols.
+/// are kept, and what turns one into the other, and the values they speak. This target
+/// holds no implementation: the service depends on it, and so do the stores (Origins,
+/// Cache), which never see the service. The `aspect` executable wires the real ones (a
+/// folder, an HTTP origin or an S3 bucket; the disk cache; libvips).
 
 /// Which version of which source a result was made from: its part of the cache key.
 public struct SourceIdentity: Sendable, Equatable {
@@ -21,6 +22,12 @@ public struct SourceIdentity: Sendable, Equatable {
         self.path = path
         self.version = version
         self.location = location
+    }
+
+    /// A file's version: its size and modification time, joined as in the keys before
+    /// sources could be remote, so the results cached then stay valid.
+    public static func fileVersion(size: Int64, modifiedNanoseconds: Int64) -> String {
+        "\(size)\u{0}\(modifiedNanoseconds)"
     }
 }
 
@@ -45,41 +52,54 @@ public struct ServiceFailure: Error, Sendable, CustomStringConvertible {
 public enum SourceResolution: Sendable {
     /// Known and current: render or serve from it.
     case ready(SourceIdentity)
+    /// Known, due a re-check that the store has started in the background: serve from it
+    /// meanwhile (stale while revalidate, for at most `sources.staleSeconds`).
+    case stale(SourceIdentity)
     /// Only a fetch (or a conditional request) can tell: `fetch` it off the event loop.
     case needsFetch
     case failed(ServiceFailure)
 }
 
 /// Where sources live. `resolve` and `isCurrent` run on the event loop and must not block
-/// on a network; `fetch` runs on a fetch thread and may; `open` runs on an image worker.
+/// on a network (a re-check they start runs elsewhere); `fetch` runs on a fetch thread and
+/// may; `open` runs on an image worker.
 public protocol SourceStore: Sendable {
     /// For logs and the start-up line: the folder or the base URL, never a credential.
     var name: String { get }
     func resolve(_ src: String) -> SourceResolution
-    /// Whether an identity resolved earlier still holds, at the cost of a stat at most.
+    /// Whether an identity resolved earlier may still be served, at the cost of a stat at
+    /// most (a stale one may, while its re-check is pending).
     func isCurrent(_ known: SourceIdentity) -> Bool
     /// Makes the source available to `open` (downloaded, or revalidated), and says which
     /// version it is.
     func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure>
-    func open(_ identity: SourceIdentity) -> Result<SourceFile, ServiceFailure>
+    func open(_ identity: SourceIdentity) -> Result<OpenFile, ServiceFailure>
     /// Why the service cannot serve at all (`/readyz` answers 503), or nil. A remote
     /// origin's health is not asked: a dead origin gives 502s, not a restart loop.
     func readinessProblem() -> String?
-    /// Counters of fetches, for `/metrics`; nil for a store that never fetches.
-    var fetchMetrics: FetchMetrics? { get }
+    /// Why sources are served but not kept (a source cache on a full disk), or nil.
+    var cacheProblem: String? { get }
+    /// Figures of fetching, for `/metrics`; nil for a store that never fetches.
+    var fetchFigures: FetchFigures? { get }
 }
 
-/// A result held by the result store.
+/// A result held by the result store, open: the store opened it, and the body is whole.
 public struct StoredResult: Sendable {
-    public var path: String
     /// An image format's name, or `json` (an `/info` answer).
     public var kind: String
     public var size: Int64
+    public var body: OpenFile
 
-    public init(path: String, kind: String, size: Int64) {
-        self.path = path
+    public init(kind: String, size: Int64, body: OpenFile) {
         self.kind = kind
         self.size = size
+        self.body = body
+    }
+
+    /// The whole result in memory: held already, or read now.
+    public var bytes: [UInt8]? {
+        if let held = body.contents, Int64(held.count) == size { return held }
+        return body.read(count: Int(size))
     }
 
     public var contentType: String { ResultKind.contentType(kind) }
@@ -96,12 +116,11 @@ public enum ResultKind {
 
 /// Where results are kept, by key (64 hex digits).
 public protocol ResultStore: Sendable {
+    /// The result, open, or nil on a miss (an entry whose file has gone is forgotten).
     func result(_ key: String) -> StoredResult?
     /// Writes a result whole or not at all; false when it could not be kept.
     @discardableResult
     func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool
-    /// Forgets an entry whose file has gone.
-    func drop(_ key: String)
     /// Why results cannot be kept now (the service then serves uncached), or nil.
     var problem: String? { get }
     var figures: (bytes: Int64, entries: Int, evictions: Int) { get }
@@ -110,8 +129,64 @@ public protocol ResultStore: Sendable {
 /// Turns a source into a result: reads the header, asks `order` what to make (the
 /// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
-    func render(_ file: SourceFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     /// The header's facts and a small upright decode (at most 100 pixels a side).
-    func describe(_ file: SourceFile) throws(ServiceFailure) -> SourceFacts
+    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts
+}
+
+/// What a fetching source store has counted, at one moment, for `/metrics`.
+public struct FetchFigures: Sendable {
+    /// How a fetch ended.
+    public enum Outcome: String, CaseIterable, Sendable {
+        /// Downloaded whole.
+        case downloaded
+        /// A conditional request answered 304: the kept copy is current.
+        case notModified = "not_modified"
+        case notFound = "not_found"
+        case tooLarge = "too_large"
+        case timeout
+        /// Refused, reset, a 5xx, a 4xx other than 404/410, a redirect not followed.
+        case error
+    }
+
+    /// Fetch-time histogram bounds, in seconds.
+    public static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+    /// By `Outcome.allCases`' order.
+    public var outcomes = [Int](repeating: 0, count: Outcome.allCases.count)
+    public var bytes: Int64 = 0
+    public var inFlight = 0
+    /// Re-checks waiting for their thread (fetches for clients wait in the service's queue).
+    public var recheckQueue = 0
+    /// Sources served while their re-check was pending or had failed.
+    public var servedStale = 0
+    public var fetchTime = Histogram(bounds: FetchFigures.bounds)
+
+    public init() {}
+
+    public subscript(_ outcome: Outcome) -> Int {
+        get { outcomes[Outcome.allCases.firstIndex(of: outcome) ?? 0] }
+        set { outcomes[Outcome.allCases.firstIndex(of: outcome) ?? 0] = newValue }
+    }
+}
+
+/// Observations counted into fixed buckets, as a Prometheus histogram keeps them: each
+/// bucket counts the observations at most its bound, with the count and sum of all.
+public struct Histogram: Sendable {
+    public let bounds: [Double]
+    public private(set) var buckets: [Int]
+    public private(set) var count = 0
+    public private(set) var sum = 0.0
+
+    public init(bounds: [Double]) {
+        self.bounds = bounds
+        buckets = [Int](repeating: 0, count: bounds.count)
+    }
+
+    public mutating func observe(_ value: Double) {
+        count += 1
+        sum += value
+        for (i, b) in bounds.enumerated() where value <= b { buckets[i] += 1 }
+    }
 }

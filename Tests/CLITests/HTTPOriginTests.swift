@@ -182,9 +182,13 @@ import Testing
     }
 
     /// Within sources.revalidateSeconds the origin is not asked; after it, one conditional
-    /// request decides: 304 keeps the copy, a new ETag brings the new object.
-    @Test func aChangedObjectIsServedChangedAfterTheWindowNeverBefore() throws {
-        let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1"])
+    /// request decides: 304 keeps the copy, a new ETag brings the new object. With
+    /// sources.staleSeconds 0 the request after the window waits for that check; with the
+    /// default, it is served the kept copy while the check runs on its own lane, and the
+    /// change is served once the check is back.
+    @Test(arguments: ["0", "300"])
+    func aChangedObjectIsServedChangedAfterTheWindowNeverBefore(staleSeconds: String) throws {
+        let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1", "ASPECT_SOURCES_STALESECONDS": staleSeconds])
         origin.put("swap.jpg", samples["landscape.jpg"] ?? [])
         let first = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(first.status == 200 && origin.requests("/files/swap.jpg") == 1)
@@ -192,17 +196,33 @@ import Testing
         usleep(1_200_000)
         let same = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(same.headers["x-cache"] == "HIT" && same.headers["etag"] == first.headers["etag"])
-        #expect(origin.requests("/files/swap.jpg", conditional: true) == 1)
+        try HTTPOriginTests.waitUntil { origin.requests("/files/swap.jpg", conditional: true) == 1 }
         // Changed at the origin: within the window, the old one, and no request.
         origin.put("swap.jpg", samples["portrait.jpg"] ?? [])
         let stale = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
         #expect(stale.headers["etag"] == first.headers["etag"] && origin.requests("/files/swap.jpg") == 2)
         usleep(1_200_000)
-        let changed = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        var changed = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        if staleSeconds != "0" {
+            // The first request after the window had the kept copy and started the check.
+            #expect(changed.headers["etag"] == first.headers["etag"])
+            try HTTPOriginTests.waitUntil { origin.requests("/files/swap.jpg") == 3 }
+            usleep(100_000)
+            changed = try ServiceTests.get(s.port, "/thumb?src=files/swap.jpg&w=90")
+        }
         #expect(changed.status == 200 && changed.headers["etag"] != first.headers["etag"])
         #expect(origin.requests("/files/swap.jpg") == 3)
         // The new one is portrait: 90 wide is taller than the landscape's 60.
         #expect(changed.body != first.body)
+    }
+
+    /// Polls `done` every 20 ms for up to 10 s.
+    static func waitUntil(_ done: () -> Bool) throws {
+        for _ in 0..<500 {
+            if done() { return }
+            usleep(20_000)
+        }
+        Issue.record("not reached in 10 s")
     }
 
     /// The source cache survives a restart: a known source is checked with one

@@ -103,10 +103,11 @@ import Testing
     }
 
     /// An object replaced in the bucket: the old one within sources.revalidateSeconds, the
-    /// new one (a new ETag, a new result) after it.
+    /// new one (a new ETag, a new result) after it (with sources.staleSeconds 0, the
+    /// request after the window waits for the check: HTTPOriginTests has the default).
     @Test func aReplacedObjectIsServedNewAfterTheWindow() throws {
         try moto.put("photos/swap.jpg", samples["landscape.jpg"] ?? [])
-        let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1"])
+        let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1", "ASPECT_SOURCES_STALESECONDS": "0"])
         let first = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
         try moto.put("photos/swap.jpg", samples["portrait.jpg"] ?? [])
         let within = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")

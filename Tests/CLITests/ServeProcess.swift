@@ -12,18 +12,21 @@ final class ServeProcess {
     /// Starts the binary in `dir` (created if missing) with `env` and `args`, and waits for
     /// the line saying where it listens.
     /// `fileLimit`: started under `ulimit -n` of that many descriptors (soft and hard).
-    init(dir: URL, env: [String: String] = [:], args: [String] = [], fileLimit: Int? = nil) throws {
+    /// `prelude`: shell commands run in `dir` first; with `ownMounts`, in a mount namespace
+    /// of the server's own (unshare), where the prelude may mount a filesystem.
+    init(
+        dir: URL, env: [String: String] = [:], args: [String] = [], fileLimit: Int? = nil, prelude: String? = nil,
+        ownMounts: Bool = false
+    ) throws {
         self.dir = dir
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        if let fileLimit {
+        if fileLimit != nil || prelude != nil {
             // exec: the shell becomes the server, so the pid is the server's.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments =
-                [
-                    "-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", Binary.built("aspect").path, "serve",
-                    "--port", "0",
-                ]
-                + args
+            let steps = [fileLimit.map { "ulimit -n \($0)" }, prelude].compactMap { $0 }.joined(separator: " && ")
+            let shell = ["/bin/sh", "-c", steps + " && exec \"$0\" \"$@\"", Binary.built("aspect").path]
+            let command = (ownMounts ? ["/usr/bin/unshare", "--user", "--map-root-user", "--mount"] : []) + shell
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst()) + ["serve", "--port", "0"] + args
         } else {
             process.executableURL = Binary.built("aspect")
             process.arguments = ["serve", "--port", "0"] + args

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTP
 import HTTPServer
+import Syscalls
 
 /// A blocking loopback client: real sockets, for the server tests.
 public final class TestClient {
@@ -152,7 +153,7 @@ public struct TestHandler: HTTPHandler {
                 }.start()
             }
         case "/file":
-            guard let file = OpenFile.open(request.query) else {
+            guard case .success(let file) = OpenFile.open(request.query) else {
                 return .respond(.error(404, code: "not_found", message: "no file"))
             }
             var st = stat()

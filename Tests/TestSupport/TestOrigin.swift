@@ -10,6 +10,8 @@ import Synchronization
 ///   /away/NAME             302 to the same file on another host name (localhost)
 ///   /loop/NAME             302 to itself
 ///   /stall-head/NAME       reads the request, never answers
+///   /drip/NAME             the head, then one byte a second
+///   /no-304/NAME           as /files, but the whole file even when If-None-Match matches
 ///   /stall-body/NAME       the head and half the file, then nothing
 ///   /close-mid/NAME        the head and half the file, then closes
 ///   /over-length/NAME      Content-Length of the file, then the file and 1000 bytes more
@@ -54,10 +56,15 @@ public final class TestOrigin: @unchecked Sendable {
     /// The base URL to use as `images.root`.
     public var base: String { "http://127.0.0.1:\(port)/" }
 
-    /// Serves `bytes` as /files/NAME (and the other routes' NAME), with a new ETag.
-    public func put(_ name: String, _ bytes: [UInt8]) {
-        state.withLock { $0.files[name] = (bytes, "\"\(name)-\(bytes.count)-\(UUID().uuidString.prefix(8))\"") }
+    /// Serves `bytes` as /files/NAME (and the other routes' NAME), with a new ETag, or
+    /// with `etag` (an origin that changes the bytes under one ETag passes the old one).
+    public func put(_ name: String, _ bytes: [UInt8], etag: String? = nil) {
+        let tag = etag ?? "\"\(name)-\(bytes.count)-\(UUID().uuidString.prefix(8))\""
+        state.withLock { $0.files[name] = (bytes, tag) }
     }
+
+    /// The ETag /files/NAME is served with.
+    public func etag(_ name: String) -> String? { state.withLock { $0.files[name]?.etag } }
 
     /// The requests seen so far: "GET /files/a.jpg" (with " if-none-match" for a conditional one).
     public var log: [String] { state.withLock { $0.log } }
@@ -164,9 +171,9 @@ public final class TestOrigin: @unchecked Sendable {
             send(fd, head(status, [("Content-Length", "\(body.utf8.count)")] + extra) + Array(body.utf8))
         }
         switch route {
-        case "files":
+        case "files", "no-304":
             guard let file else { return plain(404, "not found") }
-            if ifNoneMatch == file.etag { return send(fd, head(304, [("ETag", file.etag)])) }
+            if route == "files", ifNoneMatch == file.etag { return send(fd, head(304, [("ETag", file.etag)])) }
             return send(
                 fd,
                 head(200, [("Content-Length", "\(bytes.count)"), ("ETag", file.etag), ("Content-Type", "image/jpeg")])
@@ -183,6 +190,14 @@ public final class TestOrigin: @unchecked Sendable {
             return plain(302, "", [("Location", path)])
         case "stall-head":
             while running.load(ordering: .relaxed) { sleep(1) }
+            return false
+        case "drip":
+            // The head, then one byte of the file a second: a stalled origin that is not silent.
+            guard send(fd, head(200, [("Content-Length", "\(bytes.count)")])) else { return false }
+            for b in bytes {
+                guard running.load(ordering: .relaxed), send(fd, [b]) else { return false }
+                sleep(1)
+            }
             return false
         case "stall-body", "close-mid":
             _ = send(fd, head(200, [("Content-Length", "\(bytes.count)")]) + Array(bytes.prefix(bytes.count / 2)))

@@ -29,6 +29,10 @@ int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms);
 
 /// A non-blocking, close-on-exec eventfd.
 int clinux_eventfd(void);
+
+/// An anonymous file in memory (memfd_create), close-on-exec: for a download that cannot
+/// be kept on disk.
+int clinux_memfd(const char *name);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC; the peer address is not asked for.
 int clinux_accept(int fd);
 ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
