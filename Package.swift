@@ -92,6 +92,10 @@ let package = Package(
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer", "Syscalls"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),
+        // The service in process: simple stores and a renderer at the protocol seams, no server.
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["Service", "Stores", "HTTP", "Core", "Signing", "Syscalls", "AspectClient"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),

@@ -3,7 +3,8 @@ import Imaging
 import TestSupport
 import Testing
 
-/// Presets and `security.onlyPresets` through the real binary.
+/// Presets through the real binary: what needs it (start-up, AVIF). How presets expand,
+/// and `security.onlyPresets`, are ServiceTests' FlowTests, in process.
 @Suite(.serialized) struct PresetServiceTests {
     let dir: URL
 
@@ -24,35 +25,6 @@ import Testing
         try Data(body).write(to: file)
         let info = try Thumbnailer(limits: ImagingLimits()).probe(path: file.path)
         return (info.size.width, info.size.height)
-    }
-
-    @Test func presetsExpandAndRequestsOverride() throws {
-        let s = try serve()
-        let avatar = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=avatar")
-        #expect(avatar.status == 200 && avatar.headers["content-type"] == "image/png", "\(avatar.text)")
-        #expect(try size(avatar.body) == (64, 64))
-        // The preset and its parameters spelled out are one cache entry.
-        let spelled = try ServiceTests.get(
-            s.port, "/thumb?src=landscape.jpg&w=64&h=64&mode=fill&gravity=smart&shape=circle")
-        #expect(spelled.headers["etag"] == avatar.headers["etag"] && spelled.headers["x-cache"] == "HIT")
-        let wide = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=card&w=400&dpr=2")
-        #expect(try size(wide.body) == (800, 600))
-        let info = try ServiceTests.get(s.port, "/info?src=landscape.jpg&preset=card")
-        #expect(info.text.contains(#""output": {"width": 300, "height": 225"#), "\(info.text)")
-        let unknown = try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=hero")
-        #expect(unknown.status == 400 && unknown.text.contains("the presets are avatar, card"), "\(unknown.text)")
-    }
-
-    @Test func onlyPresetsServesNoOtherVariant() throws {
-        let s = try serve(["ASPECT_SECURITY_ONLYPRESETS": "true"])
-        #expect(try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)
-        for target in [
-            "/thumb?src=landscape.jpg&w=100", "/thumb?src=landscape.jpg&preset=card&w=900",
-            "/info?src=landscape.jpg&mode=fit", "/thumb?src=landscape.jpg",
-        ] {
-            let r = try ServiceTests.get(s.port, target)
-            #expect(r.status == 400 && r.text.contains("presets only"), "\(target): \(r.text)")
-        }
     }
 
     @Test func aBadPresetStopsStartUpNamingIt() throws {

@@ -82,7 +82,7 @@ import Testing
             "security.signingKey": "0123456789abcdef", "log.format": "json", "log.level": "debug",
             "sources.concurrency": "4", "sources.queueDepth": "40", "sources.connectTimeoutMs": "700",
             "sources.timeoutMs": "9000", "sources.maxRedirects": "2", "sources.caFile": "/etc/ca.pem",
-            "sources.cacheMaxBytes": "1000", "sources.revalidateSeconds": "30",
+            "sources.cacheMaxBytes": "1000", "sources.revalidateSeconds": "30", "sources.staleSeconds": "20",
             "s3.endpoint": "http://127.0.0.1:9000", "s3.region": "eu-west-3", "s3.pathStyle": "true",
             "s3.accessKeyId": "AKIDEXAMPLE", "s3.secretAccessKey": "wJalrXUtnFEMI", "s3.sessionToken": "token",
             "security.onlyPresets": "true", "http.autoAvif": "true", "limits.maxAnimationFrames": "50",

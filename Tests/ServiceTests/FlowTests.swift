@@ -1,0 +1,175 @@
+import AspectClient
+import Core
+import Foundation
+import HTTP
+import Synchronization
+import Testing
+
+/// The `/thumb` and `/info` flow in process: the key, the result store, 304s, signing,
+/// presets, errors and coalescing, with no server, no sockets and no libvips.
+@Suite struct FlowTests {
+    @Test func missThenHitThen304AndHeadUnderOneKeyForEverySpelling() throws {
+        let h = try Harness()
+        let target = "/thumb?src=landscape.jpg&w=300&ratio=4:3&mode=fill"
+        let first = h.get(target)
+        #expect(first.status == 200 && first.headers["X-Cache"] == "MISS", "\(first.text)")
+        #expect(first.text.hasPrefix("300x225 jpeg ") && first.headers["Content-Type"] == "image/jpeg", "\(first.text)")
+        let second = h.get("/thumb?mode=fill&ratio=4%3A3&w=300&src=landscape.jpg")
+        #expect(second.headers["X-Cache"] == "HIT" && second.body == first.body)
+        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 1)
+        let etag = try #require(first.headers["ETag"])
+        #expect(etag.count == 66 && etag == second.headers["ETag"])
+        #expect(first.headers["Cache-Control"] == "public, max-age=31536000, immutable")
+        let notModified = h.get(target, headers: [("If-None-Match", "\"other\", W/\(etag)")])
+        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["ETag"] == etag)
+        let head = h.get(target, method: "HEAD")
+        #expect(head.status == 200 && head.headers["X-Cache"] == "HIT")
+    }
+
+    @Test func aNewVersionOfTheSourceIsANewKey() throws {
+        let h = try Harness()
+        let before = h.get("/thumb?src=landscape.jpg&w=100")
+        try h.sources.put("landscape.jpg", "1600x2400 jpeg")
+        let after = h.get("/thumb?src=landscape.jpg&w=100")
+        #expect(after.headers["X-Cache"] == "MISS" && after.headers["ETag"] != before.headers["ETag"])
+        #expect(before.text.hasPrefix("100x67 ") && after.text.hasPrefix("100x150 "), "\(before.text), \(after.text)")
+    }
+
+    /// format=auto varies with Accept: its own entries, and `Vary: Accept`.
+    @Test func autoFollowsAcceptInEntriesOfItsOwn() throws {
+        let h = try Harness()
+        let webp = h.get("/thumb?src=landscape.jpg&w=100", headers: [("Accept", "image/webp,*/*")])
+        let jpeg = h.get("/thumb?src=landscape.jpg&w=100")
+        let png = h.get("/thumb?src=logo.png&w=100")
+        #expect(webp.headers["Content-Type"] == "image/webp" && webp.headers["Vary"] == "Accept")
+        #expect(jpeg.headers["Content-Type"] == "image/jpeg" && jpeg.headers["ETag"] != webp.headers["ETag"])
+        #expect(png.headers["Content-Type"] == "image/png", "alpha stays PNG")
+        #expect(h.get("/thumb?src=landscape.jpg&w=100&format=png").headers["Vary"] == nil)
+    }
+
+    @Test(arguments: [
+        ("/thumb?w=100", 400, "bad_param"),
+        ("/thumb?src=landscape.jpg&w=0", 400, "bad_param"),
+        ("/thumb?src=landscape.jpg&w=100&h=100&ratio=1", 400, "bad_param"),
+        ("/thumb?src=nothing.jpg&w=100", 404, "not_found"),
+        ("/thumb?src=broken.jpg&w=100", 415, "unsupported_source"),
+        ("/thumb?src=landscape.jpg&w=100&preset=hero", 400, "bad_param"),
+        ("/nowhere", 404, "not_found"),
+    ])
+    func errorsCarryTheirStatusAndCode(target: String, status: Int, code: String) throws {
+        let h = try Harness()
+        try h.sources.put("broken.jpg", "not a picture")
+        let r = h.get(target)
+        #expect(r.status == status && r.text.contains(#""code": "\#(code)""#), "\(target): \(r.text)")
+        #expect(h.results.entries == 0, "an error is not kept")
+    }
+
+    @Test func otherMethodsAre405WithAllow() throws {
+        let r = try Harness().get("/thumb?src=landscape.jpg&w=100", method: "POST")
+        #expect(r.status == 405 && r.headers["Allow"] == "GET, HEAD")
+    }
+
+    @Test func withASigningKeyOnlySignedURLsAreServed() throws {
+        let key = "a signing key of some length"
+        let h = try Harness(signingKey: key)
+        let thumb = Thumbnail(src: "landscape.jpg").ratio(4, 3).width(120).mode(.fill)
+        let signed = h.get(thumb.path(signingKey: key))
+        #expect(signed.status == 200 && signed.text.hasPrefix("120x90 "), "\(signed.text)")
+        let unsigned = h.get(thumb.path())
+        #expect(unsigned.status == 403 && unsigned.text.contains("sig is required"))
+        let tampered = h.get(thumb.path(signingKey: key).replacingOccurrences(of: "w=120", with: "w=121"))
+        #expect(tampered.status == 403 && tampered.text.contains("does not match"))
+        #expect(h.get(thumb.path(signingKey: key + "x")).status == 403)
+        // /info is signed over its own path: a /thumb signature does not open it.
+        let infoWithThumbSig = h.get(thumb.path(signingKey: key).replacingOccurrences(of: "/thumb?", with: "/info?"))
+        #expect(infoWithThumbSig.status == 403)
+        #expect(h.get(thumb.path(signingKey: key, endpoint: "/info")).status == 200)
+        #expect(h.get("/healthz").status == 200, "other routes are not signed")
+    }
+
+    @Test func presetsExpandAndTheRequestsOwnParametersWin() throws {
+        let h = try Harness { c in
+            c.presets = ["avatar": "w=64&h=64&mode=fill&shape=circle", "card": "w=300&ratio=4:3&mode=fill"]
+        }
+        let avatar = h.get("/thumb?src=landscape.jpg&preset=avatar")
+        #expect(avatar.text.hasPrefix("64x64 png "), "a circle is PNG: \(avatar.text)")
+        let spelled = h.get("/thumb?src=landscape.jpg&w=64&h=64&mode=fill&shape=circle")
+        #expect(spelled.headers["ETag"] == avatar.headers["ETag"] && spelled.headers["X-Cache"] == "HIT")
+        #expect(h.get("/thumb?src=landscape.jpg&preset=card&w=400&dpr=2").text.hasPrefix("800x600 "))
+        let info = h.get("/info?src=landscape.jpg&preset=card")
+        #expect(info.text.contains(#""output": {"width": 300, "height": 225"#), "\(info.text)")
+        let unknown = h.get("/thumb?src=landscape.jpg&preset=hero")
+        #expect(unknown.status == 400 && unknown.text.contains("the presets are avatar, card"), "\(unknown.text)")
+    }
+
+    @Test func onlyPresetsServesNoOtherVariant() throws {
+        let h = try Harness { c in
+            c.presets = ["avatar": "w=64&h=64&mode=fill"]
+            c.security.onlyPresets = true
+        }
+        #expect(h.get("/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)
+        for target in [
+            "/thumb?src=landscape.jpg&w=100", "/info?src=landscape.jpg&mode=fit", "/thumb?src=landscape.jpg",
+        ] {
+            let r = h.get(target)
+            #expect(r.status == 400 && r.text.contains("presets only"), "\(target): \(r.text)")
+        }
+    }
+
+    /// /info: described once, then a hit; `output` only when a /thumb parameter is given,
+    /// and then what /thumb makes.
+    @Test func infoIsDescribedOnceAndPlansAsThumbDoes() throws {
+        let h = try Harness()
+        let plain = h.get("/info?src=landscape.jpg")
+        #expect(plain.status == 200 && plain.headers["Content-Type"] == "application/json", "\(plain.text)")
+        #expect(plain.text.contains(#""width": 2400, "height": 1600"#) && !plain.text.contains("output"))
+        #expect(h.get("/info?src=landscape.jpg").headers["X-Cache"] == "HIT")
+        #expect(h.renderer.descriptions.load(ordering: .relaxed) == 1)
+        let planned = h.get("/info?src=landscape.jpg&w=300&ratio=4:3&mode=fill")
+        #expect(planned.text.contains(#""output": {"width": 300, "height": 225, "format": "jpeg"}"#), "\(planned.text)")
+        #expect(h.get("/thumb?src=landscape.jpg&w=300&ratio=4:3&mode=fill").text.hasPrefix("300x225 jpeg"))
+    }
+
+    /// 32 identical requests at once: one render, one entry, 32 identical answers.
+    @Test func identicalMissesInFlightRenderOnce() throws {
+        let h = try Harness()
+        h.renderer.delayMs.store(300, ordering: .relaxed)
+        let answers = Mutex<[Answer]>([])
+        let group = DispatchGroup()
+        for _ in 0..<32 {
+            DispatchQueue.global().async(group: group) {
+                let a = h.get("/thumb?src=landscape.jpg&w=640&ratio=16:9&mode=fill&format=webp")
+                answers.withLock { $0.append(a) }
+            }
+        }
+        group.wait()
+        let all = answers.withLock { $0 }
+        #expect(all.count == 32 && all.allSatisfy { $0.status == 200 })
+        #expect(Set(all.map(\.body)).count == 1)
+        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 1)
+        let metrics = h.get("/metrics").text
+        #expect(metrics.contains("aspect_renders_total 1\n"), "\(metrics)")
+        let waited =
+            Self.value(metrics, "aspect_coalesced_waiters_total") + Self.value(metrics, "aspect_cache_hits_total")
+        #expect(waited >= 1, "the other 31 waited for the render or found its result: \(metrics)")
+    }
+
+    /// The metrics count requests by route and status as they are answered.
+    @Test func metricsCountRoutesAndStatuses() throws {
+        let h = try Harness()
+        _ = h.get("/thumb?src=landscape.jpg&w=10")
+        _ = h.get("/thumb?src=landscape.jpg&w=10")
+        _ = h.get("/thumb?src=nothing.jpg&w=10")
+        let metrics = h.get("/metrics").text
+        #expect(metrics.contains(#"aspect_requests_total{route="/thumb",status="200"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"aspect_requests_total{route="/thumb",status="404"} 1"#))
+        #expect(
+            Self.value(metrics, "aspect_cache_hits_total") == 1 && Self.value(metrics, "aspect_cache_misses_total") == 1
+        )
+    }
+
+    static func value(_ metrics: String, _ name: String) -> Int {
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+    }
+}

@@ -1,0 +1,246 @@
+import Core
+import Foundation
+import HTTP
+import Service
+import Signing
+import Stores
+import Synchronization
+import Syscalls
+
+/// The service in process, its three parts simple ones at the protocol seams: sources as
+/// small text files in a temporary folder, results in another, and a renderer that plans
+/// with the service's own planner and writes what it would make instead of pixels. The
+/// real stores and libvips have their own tests; these test the flow.
+struct Harness {
+    let sources: TextSources
+    let results: FolderResults
+    let renderer: ScriptRenderer
+    let handler: ServiceHandler
+
+    init(_ configure: (inout Config) -> Void = { _ in }) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        sources = try TextSources(dir: dir.appendingPathComponent("sources").path)
+        results = try FolderResults(dir: dir.appendingPathComponent("results").path)
+        renderer = ScriptRenderer()
+        var config = Config()
+        configure(&config)
+        handler = ServiceHandler(config: config, sources: sources, results: results, renderer: renderer, signer: nil)
+        try sources.put("landscape.jpg", "2400x1600 jpeg")
+        try sources.put("logo.png", "800x800 png alpha")
+    }
+
+    /// With a signing key: a harness whose handler checks `sig`.
+    init(signingKey: String, _ configure: (inout Config) -> Void = { _ in }) throws {
+        let plain = try Harness(configure)
+        var config = Config()
+        configure(&config)
+        config.security.signingKey = signingKey
+        sources = plain.sources
+        results = plain.results
+        renderer = plain.renderer
+        handler = ServiceHandler(
+            config: config, sources: sources, results: results, renderer: renderer, signer: Signer(key: signingKey))
+    }
+
+    /// What a client gets for `target`: routed as the server would, deferred and pooled
+    /// work run on threads of their own, the body read whole.
+    func get(_ target: String, headers: [(String, String)] = [], method: String = "GET") -> Answer {
+        let (path, query) =
+            target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
+            ?? (target, "")
+        let head = HTTPRequestHead(
+            method: method, target: target, path: path, query: query, minorVersion: 1,
+            headers: HTTPHeaders(headers.map { (name: $0.0, value: $0.1) }), keepAlive: true)
+        let responder = CapturingResponder()
+        switch handler.route(head, context: RequestContext(draining: false, server: NoServer())) {
+        case .respond(let r): responder.respond(r)
+        case .work(let job): responder.work(job)
+        case .deferred(let start): start(responder)
+        }
+        return Answer(responder.wait())
+    }
+}
+
+/// A response with its body read.
+struct Answer {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: [UInt8]
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    init(_ r: HTTPResponse) {
+        status = r.status
+        headers = r.headers
+        switch r.body {
+        case .bytes(let b): body = b
+        case .file(let file, let offset, let length):
+            body = Array((file.read(count: Int(offset + length)) ?? []).dropFirst(Int(offset)))
+        }
+    }
+}
+
+/// No server behind the handler: its figures are zero.
+struct NoServer: ServerFigures {
+    var snapshot: ServerSnapshot { ServerSnapshot() }
+}
+
+/// Takes the one answer, from whichever thread gives it; `work` runs on a thread.
+final class CapturingResponder: Responder, @unchecked Sendable {
+    /// `@unchecked Sendable`: `answer` is guarded by `done`'s lock.
+    private let done = NSCondition()
+    private var answer: HTTPResponse?
+
+    func respond(_ response: HTTPResponse) {
+        done.lock()
+        answer = response
+        done.broadcast()
+        done.unlock()
+    }
+
+    func work(_ job: @escaping @Sendable () -> HTTPResponse) {
+        Thread { self.respond(job()) }.start()
+    }
+
+    var clientGone: Bool { false }
+
+    func wait() -> HTTPResponse {
+        done.lock()
+        defer { done.unlock() }
+        let deadline = Date().addingTimeInterval(30)
+        while answer == nil, done.wait(until: deadline) {}
+        return answer ?? HTTPResponse.text(599, "no answer")
+    }
+}
+
+/// Sources as text files, "W×H format [alpha]": what the renderer reads back. Each `put`
+/// is a new version.
+final class TextSources: SourceStore {
+    let dir: String
+    private let versions = Mutex<[String: Int]>([:])
+
+    init(dir: String) throws {
+        self.dir = dir
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    func put(_ src: String, _ text: String) throws {
+        let n = versions.withLock { v -> Int in
+            v[src, default: 0] += 1
+            return v[src] ?? 0
+        }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: "\(dir)/\(src).v\(n)"))
+    }
+
+    var name: String { dir }
+
+    func resolve(_ src: String) -> SourceResolution {
+        guard let n = versions.withLock({ $0[src] }) else {
+            return .failed(ServiceFailure(AspectError(.notFound, "no such source image: \(src)"), stage: "open"))
+        }
+        return .ready(SourceIdentity(path: src, version: "v\(n)", location: "\(dir)/\(src).v\(n)"))
+    }
+
+    func isCurrent(_ known: SourceIdentity) -> Bool {
+        versions.withLock { $0[known.path] }.map { "v\($0)" } == known.version
+    }
+
+    func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
+        switch resolve(src) {
+        case .ready(let i), .stale(let i): .success(i)
+        case .failed(let f): .failure(f)
+        case .needsFetch: .failure(ServiceFailure(AspectError(.internalError, "needs a fetch"), stage: "fetch"))
+        }
+    }
+
+    func open(_ identity: SourceIdentity) -> Result<OpenFile, ServiceFailure> {
+        OpenFile.open(identity.location).mapError {
+            ServiceFailure(AspectError(.notFound, "gone"), stage: "open", detail: "\($0)")
+        }
+    }
+
+    func readinessProblem() -> String? { nil }
+    var cacheProblem: String? { nil }
+    var fetchFigures: FetchFigures? { nil }
+}
+
+/// Results as files in a folder, by key, opened on each hit.
+final class FolderResults: ResultStore {
+    let dir: String
+    private let kinds = Mutex<[String: String]>([:])
+    let kept = Atomic<Int>(0)
+
+    init(dir: String) throws {
+        self.dir = dir
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    func result(_ key: String) -> StoredResult? {
+        guard let kind = kinds.withLock({ $0[key] }), let file = OpenFile.open("\(dir)/\(key)", keepingUpTo: 0),
+            let size = file.regularFileSize
+        else { return nil }
+        return StoredResult(kind: kind, size: size, body: file)
+    }
+
+    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool {
+        guard (try? Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(key)"), options: .atomic)) != nil else {
+            return false
+        }
+        kinds.withLock { $0[key] = kind }
+        kept.add(1, ordering: .relaxed)
+        return true
+    }
+
+    var entries: Int { kinds.withLock { $0.count } }
+    var problem: String? { nil }
+    var figures: (bytes: Int64, entries: Int, evictions: Int) { (0, entries, 0) }
+}
+
+/// Reads a text source, asks the service's planner what to make, and writes that down:
+/// "WxH format" and the quality. Counts its renders and descriptions.
+final class ScriptRenderer: Renderer {
+    let renders = Atomic<Int>(0)
+    let descriptions = Atomic<Int>(0)
+    /// Milliseconds each render takes, so that requests can meet in flight.
+    let delayMs = Atomic<Int>(0)
+
+    static func source(_ file: OpenFile) throws(ServiceFailure) -> SourceDescription {
+        let text = String(decoding: file.regularFileSize.flatMap { file.read(count: Int($0)) } ?? [], as: UTF8.self)
+        let words = text.split(separator: " ")
+        let size = words.first?.split(separator: "x").compactMap { Int($0) } ?? []
+        guard size.count == 2, words.count >= 2 else {
+            throw ServiceFailure(AspectError(.unsupportedSource, "the source is not an image"), stage: "decode")
+        }
+        return SourceDescription(
+            size: Size(width: size[0], height: size[1]), hasAlpha: words.contains("alpha"), format: String(words[1]),
+            bytes: Int64(text.utf8.count))
+    }
+
+    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
+    {
+        let source = try Self.source(file)
+        let planned: RenderOrder
+        do throws(AspectError) {
+            planned = try order(source)
+        } catch {
+            throw ServiceFailure(error, stage: "plan")
+        }
+        renders.add(1, ordering: .relaxed)
+        let delay = delayMs.load(ordering: .relaxed)
+        if delay > 0 { usleep(UInt32(delay * 1000)) }
+        let out = planned.plan.output
+        return (
+            Array("\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)".utf8),
+            planned.format
+        )
+    }
+
+    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts {
+        let source = try Self.source(file)
+        descriptions.add(1, ordering: .relaxed)
+        return SourceFacts(
+            description: source, orientation: 1, frames: 1, previewWidth: 4, previewHeight: 4,
+            previewRGBA: [UInt8](repeating: 128, count: 64))
+    }
+}
