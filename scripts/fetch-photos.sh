@@ -20,16 +20,7 @@ declare -A SHA=(
 complete=yes
 for f in "${!SHA[@]}"; do [ -f "$out/$f" ] || complete=no; done
 [ "$complete" = yes ] && exit 0
-need=()
-command -v jpegtran >/dev/null || need+=(libjpeg-turbo-progs)
-command -v exiftool >/dev/null || need+=(libimage-exiftool-perl)
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "[photos] installing ${need[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+bash scripts/setup.sh photos
 mkdir -p "$out" .build/debs
 cd .build/debs
 fetch() {  # package path-inside name

@@ -2,12 +2,17 @@
 # Installs what building and running Aspect needs and is missing: Debian's libvips (with
 # pkg-config to find it) and libcurl (for HTTP and S3 sources, with the CA certificates);
 # with `test`, also what the tests need: Debian's Chromium, which loads the demo page as a
-# browser would, and Python's venv, where scripts/test.sh installs moto's S3 server. Safe to run again: it installs nothing already there.
-#   bash scripts/setup.sh [test]
+# browser would, Python's venv, where scripts/test.sh installs moto's S3 server, and the
+# tools that make the test photos; with `photos`, only those tools. Safe to run again: it
+# installs nothing already there.
+#   bash scripts/setup.sh [test|photos]
 set -euo pipefail
 
 packages=(pkg-config libvips-dev libcurl4-openssl-dev ca-certificates)
-[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl)
+# scripts/fetch-photos.sh makes the rotated portrait with jpegtran and exiftool.
+photo_tools=(libjpeg-turbo-progs libimage-exiftool-perl)
+[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl "${photo_tools[@]}")
+[ "${1:-}" = photos ] && packages=("${photo_tools[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

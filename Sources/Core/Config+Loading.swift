@@ -67,7 +67,7 @@ extension Config {
             try apply(key, .string(text), base: cwd, origin: "from its flag", to: &config)
         }
         // Each preset checked as a request would be: a bad one stops start-up, named.
-        _ = try Presets(config.presets, limits: config.requestLimits)
+        try config.setPresets(config.presets)
         return config
     }
 

@@ -157,11 +157,21 @@ public struct Config: Equatable, Sendable {
     public var security = Security()
     public var log = Log()
     public var sources = Sources()
-    /// Named parameter sets, as configured (checked into `Presets` at load).
-    public var presets: [String: String] = [:]
+    /// Named parameter sets, as configured.
+    public internal(set) var presets: [String: String] = [:]
+    /// `presets`, each checked and parsed as a request would be: the one parse, made by
+    /// `load` (which refuses a bad one) or `setPresets`.
+    public internal(set) var parsedPresets = Presets()
     public var s3 = S3()
 
     public init() {}
+
+    /// Sets the presets, each checked against this configuration's limits; a bad one is an
+    /// error naming it, and nothing changes.
+    public mutating func setPresets(_ texts: [String: String]) throws(ConfigError) {
+        parsedPresets = try Presets(texts, limits: requestLimits)
+        presets = texts
+    }
 
     /// The limits a request is parsed and planned against.
     public var requestLimits: RequestLimits {

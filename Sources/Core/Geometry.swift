@@ -10,13 +10,14 @@ public enum Geometry {
         let h0 = Double(source.height)
         let bw: Double?
         let bh: Double?
-        switch (width.map(Double.init), height.map(Double.init), ratio?.value) {
+        switch (width.map(Double.init), height.map(Double.init), ratio) {
         case (let w?, let h?, nil): (bw, bh) = (w, h)
-        case (let w?, nil, let r?): (bw, bh) = (w, round(w / r))
-        case (nil, let h?, let r?): (bw, bh) = (round(h * r), h)
+        case (let w?, nil, let r?): (bw, bh) = (w, r.height(forWidth: w))
+        case (nil, let h?, let r?): (bw, bh) = (r.width(forHeight: h), h)
         case (let w?, nil, nil): (bw, bh) = (w, round(w * h0 / w0))
         case (nil, let h?, nil): (bw, bh) = (round(h * w0 / h0), h)
-        case (nil, nil, let r?): (bw, bh) = w0 / h0 > r ? (round(h0 * r), h0) : (w0, round(w0 / r))
+        case (nil, nil, let r?):
+            (bw, bh) = w0 / h0 > r.value ? (r.width(forHeight: h0), h0) : (w0, r.height(forWidth: w0))
         case (nil, nil, nil): (bw, bh) = (w0, h0)
         case (_?, _?, _?): return nil
         }
@@ -51,9 +52,7 @@ public enum Geometry {
         -> Plan
     {
         guard let css = cssBox(source: source, width: r.width, height: r.height, ratio: r.ratio) else {
-            if r.width != nil, r.height != nil, r.ratio != nil {
-                throw .badParam("w, h and ratio are all given; give at most two of them")
-            }
+            if r.isOverdetermined { throw ThumbRequest.overdetermined }
             throw tooLarge("beyond any size", limits)
         }
         var bw = round(css.width * r.dpr)

@@ -39,5 +39,12 @@ public struct Ratio: Equatable, Hashable, Sendable, CustomStringConvertible {
         return ratio
     }
 
+    /// The height of a box `width` wide at this ratio, rounded as SPEC rounds (halves away
+    /// from zero); nil when beyond any size. The one place `w`+`ratio` becomes `h`.
+    public func height(forWidth width: Double) -> Double? { Rounding.round(width / value).map(Double.init) }
+
+    /// The width of a box `height` high at this ratio, rounded the same way.
+    public func width(forHeight height: Double) -> Double? { Rounding.round(height * value).map(Double.init) }
+
     public var description: String { decimalString(value) }
 }

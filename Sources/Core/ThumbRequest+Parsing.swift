@@ -41,9 +41,7 @@ extension ThumbRequest {
         if let v = values["w"] { r.width = try integer("w", v, 1...maxDim) }
         if let v = values["h"] { r.height = try integer("h", v, 1...maxDim) }
         if let v = values["ratio"] { r.ratio = try Ratio.parse(v) }
-        if r.width != nil, r.height != nil, r.ratio != nil {
-            throw .badParam("w, h and ratio are all given; give at most two of them")
-        }
+        if r.isOverdetermined { throw ThumbRequest.overdetermined }
         if let v = values["mode"] { r.mode = try choice("mode", v, Mode.self) }
         if let v = values["gravity"] { r.gravity = try choice("gravity", v, Gravity.self) }
         if let v = values["fx"] { r.focusX = try decimal("fx", v, 0...1) }
@@ -173,4 +171,12 @@ extension ThumbRequest {
         default: false
         }
     }
+}
+
+extension ThumbRequest {
+    /// `w`, `h` and `ratio` all given: the box is named twice. The one check, which the
+    /// parser makes and the geometry makes again for a request built in code.
+    public var isOverdetermined: Bool { width != nil && height != nil && ratio != nil }
+
+    static let overdetermined = AspectError.badParam("w, h and ratio are all given; give at most two of them")
 }

@@ -58,7 +58,7 @@ enum ServeCommand {
         var demoPage: (@Sendable () -> HTTPResponse)?
         if config.http.demoPage, let root = sources as? ImageRoot {
             let limits = config.requestLimits
-            let presets = (try? Presets(config.presets, limits: limits)) ?? Presets()
+            let presets = config.parsedPresets
             demoPage = {
                 DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer, presets: presets)
             }

@@ -61,8 +61,7 @@ enum ThumbCommand {
         let request: ThumbRequest
         do throws(AspectError) {
             // A preset from the configuration's presets, as the service expands it.
-            let presets = (try? Presets(config.presets, limits: config.requestLimits)) ?? Presets()
-            let expanded = try presets.expand(QueryParameters(pairs: query), onlyPresets: false)
+            let expanded = try config.parsedPresets.expand(QueryParameters(pairs: query), onlyPresets: false)
             request = try ThumbRequest.parse(expanded, limits: config.requestLimits)
         } catch {
             return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))

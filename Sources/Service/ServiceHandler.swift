@@ -42,8 +42,7 @@ public struct ServiceHandler: HTTPHandler {
         self.demoPage = demoPage
         fetches = ThreadPool(
             name: "aspect-fetch", threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
-        // Already checked by Config.load, which refuses a configuration with a bad preset.
-        presets = (try? Presets(config.presets, limits: config.requestLimits)) ?? Presets()
+        presets = config.parsedPresets
     }
 
     /// What a render leaves for every request waiting on it.

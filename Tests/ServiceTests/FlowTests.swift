@@ -89,7 +89,7 @@ import Testing
 
     @Test func presetsExpandAndTheRequestsOwnParametersWin() throws {
         let h = try Harness { c in
-            c.presets = ["avatar": "w=64&h=64&mode=fill&shape=circle", "card": "w=300&ratio=4:3&mode=fill"]
+            try c.setPresets(["avatar": "w=64&h=64&mode=fill&shape=circle", "card": "w=300&ratio=4:3&mode=fill"])
         }
         let avatar = h.get("/thumb?src=landscape.jpg&preset=avatar")
         #expect(avatar.text.hasPrefix("64x64 png "), "a circle is PNG: \(avatar.text)")
@@ -104,7 +104,7 @@ import Testing
 
     @Test func onlyPresetsServesNoOtherVariant() throws {
         let h = try Harness { c in
-            c.presets = ["avatar": "w=64&h=64&mode=fill"]
+            try c.setPresets(["avatar": "w=64&h=64&mode=fill"])
             c.security.onlyPresets = true
         }
         #expect(h.get("/thumb?src=landscape.jpg&preset=avatar&dpr=2&format=webp").status == 200)

@@ -17,24 +17,24 @@ struct Harness {
     let renderer: ScriptRenderer
     let handler: ServiceHandler
 
-    init(_ configure: (inout Config) -> Void = { _ in }) throws {
+    init(_ configure: (inout Config) throws -> Void = { _ in }) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-service-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         sources = try TextSources(dir: dir.appendingPathComponent("sources").path)
         results = try FolderResults(dir: dir.appendingPathComponent("results").path)
         renderer = ScriptRenderer()
         var config = Config()
-        configure(&config)
+        try configure(&config)
         handler = ServiceHandler(config: config, sources: sources, results: results, renderer: renderer, signer: nil)
         try sources.put("landscape.jpg", "2400x1600 jpeg")
         try sources.put("logo.png", "800x800 png alpha")
     }
 
     /// With a signing key: a harness whose handler checks `sig`.
-    init(signingKey: String, _ configure: (inout Config) -> Void = { _ in }) throws {
+    init(signingKey: String, _ configure: (inout Config) throws -> Void = { _ in }) throws {
         let plain = try Harness(configure)
         var config = Config()
-        configure(&config)
+        try configure(&config)
         config.security.signingKey = signingKey
         sources = plain.sources
         results = plain.results
