@@ -19,12 +19,15 @@ let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0
 let package = Package(
     name: "Aspect",
     products: [
-        .executable(name: "aspect", targets: ["Server"]),
+        .executable(name: "aspect", targets: ["Commands"]),
         .library(name: "Core", targets: ["Core"]),
         .library(name: "AspectClient", targets: ["AspectClient"]),
     ],
     targets: [
         .target(name: "Core"),
+        // The configuration: every key with its default, variable and flag; loading from the
+        // file, the environment and the flags, in that precedence.
+        .target(name: "Configuration", dependencies: ["Core"]),
         // ThumbHash and BlurHash encoders, average and dominant colours: pure Swift.
         .target(name: "Placeholders"),
         // The client library for apps: URLs and signatures, Foundation only, no other target.
@@ -33,7 +36,7 @@ let package = Package(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
         .target(
-            name: "Imaging", dependencies: ["Core", "CVips", "Syscalls"],
+            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "Syscalls"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
@@ -47,7 +50,7 @@ let package = Package(
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         // S3: AWS Signature V4 and object URLs (the bucket source builds on it).
-        .target(name: "S3", dependencies: ["Hashing"]),
+        .target(name: "S3", dependencies: ["Core", "Hashing"]),
         // What the service knows of its sources, result store and renderer: protocols and the
         // values they speak, no implementation. The service and the stores both depend on it.
         .target(name: "Stores", dependencies: ["Core", "Syscalls"]),
@@ -57,13 +60,17 @@ let package = Package(
         // sources, result store and renderer by protocol; the executable wires the real ones.
         .target(
             name: "Service",
-            dependencies: ["Core", "HTTP", "Stores", "Workers", "Hashing", "Signing", "Syscalls", "Placeholders"]),
+            dependencies: [
+                "Core", "Configuration", "HTTP", "Stores", "Workers", "Hashing", "Signing", "Syscalls", "Placeholders",
+            ]),
         // libcurl's varargs calls behind fixed-arity ones.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // The source stores: a folder, an HTTP origin, an S3 bucket, and the source cache.
         .target(
-            name: "Origins",
-            dependencies: ["Core", "Stores", "Workers", "CCurl", "CLinux", "Hashing", "S3", "Syscalls"]),
+            name: "SourceStores",
+            dependencies: [
+                "Core", "Configuration", "Stores", "Workers", "CCurl", "CLinux", "Hashing", "S3", "Syscalls",
+            ]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
@@ -73,21 +80,23 @@ let package = Package(
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls", "Workers"]),
         .executableTarget(
-            name: "Server",
+            name: "Commands",
             dependencies: [
-                "Core", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls", "Service", "Stores",
-                "Origins",
+                "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls",
+                "Service", "Stores",
+                "SourceStores",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
             name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        .testTarget(name: "CoreTests", dependencies: ["Core", "TestSupport"]),
+        .testTarget(name: "CoreTests", dependencies: ["Core", "Configuration", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
-        .testTarget(name: "OriginsTests", dependencies: ["Origins", "Stores", "Core", "TestSupport"]),
+        .testTarget(
+            name: "SourceStoresTests", dependencies: ["SourceStores", "Stores", "Core", "Configuration", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer", "Syscalls"], path: "Tests/TestSupport"),
@@ -95,14 +104,17 @@ let package = Package(
         // The service in process: simple stores and a renderer at the protocol seams, no server.
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Service", "Stores", "HTTP", "Core", "Signing", "Syscalls", "AspectClient"]),
+            dependencies: ["Service", "Stores", "HTTP", "Core", "Configuration", "Signing", "Syscalls", "AspectClient"]),
         .testTarget(
             name: "ImagingTests", dependencies: ["Imaging", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
             name: "CLITests",
-            dependencies: ["Server", "aspect-bench", "Imaging", "Core", "Service", "TestSupport", "AspectClient"],
+            dependencies: [
+                "Commands", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "TestSupport",
+                "AspectClient",
+            ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],
     swiftLanguageModes: [.v6]

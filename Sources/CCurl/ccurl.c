@@ -43,8 +43,8 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
     }
     size_t done = 0;
     while (done < n) {
-        // The one write loop in C: it runs inside libcurl's transfer, so EINTR is retried
-        // here, as libvips' read callback does in CVips.
+        // It runs inside libcurl's transfer, so EINTR is retried here, as libvips' read
+        // callback does in CVips (Syscalls names both).
         ssize_t w = write(s->fd, data + done, n - done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {

@@ -1,20 +1,21 @@
 /// Strict number syntax for URL parameters: plain digits, optionally one `.` and more
 /// digits. No signs, exponents, spaces, `nan` or `inf`, so every accepted spelling is a
 /// finite, non-negative number, and a 400-digit one is refused rather than overflowing.
-enum NumberSyntax {
+/// The configuration reads its numbers by the same rules.
+public enum NumberSyntax {
     /// Whole parts longer than this are out of every range anyway.
     static let maxDigits = 12
     /// Fractions longer than this carry no more precision than a Double holds.
     static let maxFractionDigits = 20
 
     /// A non-negative integer in plain digits, or `nil`.
-    static func integer(_ s: Substring) -> Int? {
+    public static func integer(_ s: Substring) -> Int? {
         guard !s.isEmpty, s.count <= maxDigits, s.utf8.allSatisfy(isDigit) else { return nil }
         return Int(s)
     }
 
     /// A non-negative decimal `D+` or `D+.D+`, or `nil`.
-    static func decimal(_ s: Substring) -> Double? {
+    public static func decimal(_ s: Substring) -> Double? {
         let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.count <= maxDigits,
             whole.utf8.allSatisfy(isDigit)
@@ -30,6 +31,12 @@ enum NumberSyntax {
     }
 
     private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// `quoted`, for other targets' messages.
+    public static func quote(_ value: some StringProtocol) -> String { quoted(value) }
+
+    /// `decimalString`, for other targets.
+    public static func text(_ x: Double) -> String { decimalString(x) }
 }
 
 /// Formats a value received from a client for an error message: quoted, and cut short

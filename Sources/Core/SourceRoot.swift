@@ -58,7 +58,8 @@ public enum SourceRoot: Equatable, Sendable {
     /// `?`, `#` or `%` in a file name stays part of the path.
     public static func url(base: String, src: String) -> String {
         base
-            + src.split(separator: "/", omittingEmptySubsequences: false).map { Canonical.encode(String($0)) }.joined(
+            + src.split(separator: "/", omittingEmptySubsequences: false).map { PercentEncoding.encode(String($0)) }
+            .joined(
                 separator: "/")
     }
 }

@@ -7,7 +7,7 @@ public struct ServerConfiguration: Sendable {
 
     public var host = "127.0.0.1"
     public var port = 8080
-    /// Event-loop threads, each with its own listening socket (SO_REUSEPORT).
+    /// Event-loop threads, sharing one listening socket, each woken alone (EPOLLEXCLUSIVE).
     public var eventLoops = 1
     /// Threads doing the handlers' work.
     public var workers = 2

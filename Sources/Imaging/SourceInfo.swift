@@ -1,3 +1,4 @@
+import Configuration
 import Core
 
 /// What the header of a source says, read before any pixel is decoded.

@@ -1,4 +1,5 @@
 import CVips
+import Configuration
 import Core
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Hashing
 
@@ -128,21 +129,5 @@ public struct S3Location: Sendable {
         return URL(string: "https://\(bucket).s3.\(region).amazonaws.com/\(path)")
     }
 
-    static func encode(_ key: String) -> String {
-        var out = ""
-        for b in key.utf8 {
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"), UInt8(ascii: "/"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%"
-                out.unicodeScalars.append(hex[Int(b >> 4)])
-                out.unicodeScalars.append(hex[Int(b & 0x0F)])
-            }
-        }
-        return out
-    }
+    static func encode(_ key: String) -> String { PercentEncoding.encode(key, keeping: [UInt8(ascii: "/")]) }
 }

@@ -1,3 +1,4 @@
+import Configuration
 import Core
 import Hashing
 import Stores

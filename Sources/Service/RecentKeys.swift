@@ -14,7 +14,7 @@ final class RecentKeys: Sendable {
         var autoTag: String
     }
 
-    struct Known: Sendable {
+    struct Entry: Sendable {
         var identity: SourceIdentity
         var key: CacheKey
         var headers: HTTPHeaders
@@ -22,11 +22,11 @@ final class RecentKeys: Sendable {
 
     /// Past this many, the memo starts over: a bound, not an LRU.
     static let capacity = 2_000
-    private let known = Mutex<[Target: Known]>([:])
+    private let known = Mutex<[Target: Entry]>([:])
 
-    func get(_ target: Target) -> Known? { known.withLock { $0[target] } }
+    func get(_ target: Target) -> Entry? { known.withLock { $0[target] } }
 
-    func set(_ target: Target, _ value: Known) {
+    func set(_ target: Target, _ value: Entry) {
         known.withLock { map in
             if map.count >= RecentKeys.capacity { map.removeAll(keepingCapacity: true) }
             map[target] = value

@@ -1,3 +1,4 @@
+import Configuration
 import Core
 import Foundation
 import HTTP
@@ -170,7 +171,7 @@ public struct ServiceHandler: HTTPHandler {
         }
         // /info gives `output` when any /thumb parameter is there besides src.
         let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
-        let known = Known(
+        let known = CheckedRequest(
             request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
             wantsOutput: wantsOutput)
         switch sources.resolve(parsed.src) {
@@ -186,7 +187,7 @@ public struct ServiceHandler: HTTPHandler {
     }
 
     /// A request parsed and checked, on its way to a source identity.
-    struct Known: Sendable {
+    struct CheckedRequest: Sendable {
         var request: HTTPRequestHead
         var parsed: ThumbRequest
         var memoKey: RecentKeys.Target
@@ -197,7 +198,7 @@ public struct ServiceHandler: HTTPHandler {
 
     /// The source is remote and not known current: fetched (or revalidated) on a fetch
     /// thread, then served from the result store or handed to the image workers.
-    private func fetching(_ known: Known) -> Route {
+    private func fetching(_ known: CheckedRequest) -> Route {
         let (sources, fetches, metrics) = (sources, fetches, metrics)
         return .deferred { responder in
             let queued = fetches.submit {
@@ -226,7 +227,7 @@ public struct ServiceHandler: HTTPHandler {
     }
 
     /// The key for this version of the source: a hit, a 304, or a render.
-    private func identified(_ known: Known, _ identity: SourceIdentity) -> Route {
+    private func identified(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
         let parsed = known.parsed
         // For auto, what varies with the client is whether WebP is acceptable.
         var formatTag =
@@ -244,7 +245,7 @@ public struct ServiceHandler: HTTPHandler {
         let key = CacheKey(
             canonical: canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
         let headers = commonHeaders(key, auto: auto)
-        recent.set(known.memoKey, RecentKeys.Known(identity: identity, key: key, headers: headers))
+        recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
         let job = RenderJob(

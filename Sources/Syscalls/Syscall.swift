@@ -14,8 +14,9 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
 }
 
 /// System calls, with EINTR retried in this one place for every Swift target of Aspect
-/// (as swift-nio's `System.swift` does). C code calls back into nothing here: the one C
-/// loop that retries by itself is libvips' read callback in CVips, which runs inside libvips.
+/// (as swift-nio's `System.swift` does). C code calls back into nothing here: the two C
+/// loops that retry by themselves run inside a library's callbacks, libvips' read callback
+/// in CVips and libcurl's write callback in CCurl.
 public enum Syscall {
     /// Runs `body` until it does not fail with EINTR; a negative result becomes an error.
     // @inlinable, as every generic here: called across modules, an unspecialised generic

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Configuration
 @testable import Core
 
 /// `aspect config` through the real binary: the file, the environment and flags.

@@ -156,7 +156,9 @@ import Testing
         placeholder.stop()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [Binary.repositoryRoot.appendingPathComponent("scripts/tls-origin.sh").path, tls.path, "\(port)"]
+        p.arguments = [
+            Binary.repositoryRoot.appendingPathComponent("Tests/Helpers/tls-origin.sh").path, tls.path, "\(port)",
+        ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()

@@ -3,7 +3,7 @@ import Glibc
 import TestSupport
 
 /// moto's S3 server on a loopback port, with authentication on: requests must carry a
-/// valid AWS Signature V4 of the account `scripts/moto-s3.py setup` made. It runs from the
+/// valid AWS Signature V4 of the account `Tests/Helpers/moto-s3.py setup` made. It runs from the
 /// venv `scripts/test.sh` makes (`.build/test-venv`, or `ASPECT_TEST_VENV`), and stops
 /// with the test process (a shell beside it watches the parent).
 final class MotoServer: Sendable {
@@ -61,7 +61,7 @@ final class MotoServer: Sendable {
             guard Date() < deadline else { throw TestError("moto_server did not start: \(Self.read(log))") }
             usleep(100_000)
         }
-        let setup = try Self.run(python, ["scripts/moto-s3.py", "setup", "http://127.0.0.1:\(port)", bucket])
+        let setup = try Self.run(python, ["Tests/Helpers/moto-s3.py", "setup", "http://127.0.0.1:\(port)", bucket])
         struct Keys: Decodable {
             let accessKeyId: String
             let secretAccessKey: String
@@ -77,7 +77,7 @@ final class MotoServer: Sendable {
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         _ = try Self.run(
-            python, ["scripts/moto-s3.py", "put", endpoint, bucket, key, file.path, accessKeyId, secretAccessKey])
+            python, ["Tests/Helpers/moto-s3.py", "put", endpoint, bucket, key, file.path, accessKeyId, secretAccessKey])
     }
 
     static func read(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }

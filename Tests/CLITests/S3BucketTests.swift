@@ -63,7 +63,8 @@ import Testing
     @Test func keysThatNeedEncodingInBothStyles() throws {
         let key = "photos/a b/ü+x (1).jpg"
         try moto.put(key, samples["portrait.jpg"] ?? [])
-        let target = "/thumb?src=\(Canonical.encode("a b/ü+x (1).jpg").replacingOccurrences(of: "%2F", with: "/"))&w=90"
+        let target =
+            "/thumb?src=\(PercentEncoding.encode("a b/ü+x (1).jpg").replacingOccurrences(of: "%2F", with: "/"))&w=90"
         let path = try serve()
         let byPath = try ServiceTests.get(path.port, target)
         #expect(byPath.status == 200, "\(byPath.text)")

@@ -15,7 +15,7 @@ import Testing
         ("", ""), ("ABCxyz019", "ABCxyz019"), ("😀", "%F0%9F%98%80"),
     ])
     func rfc3986Encoding(raw: String, encoded: String) {
-        #expect(Canonical.encode(raw) == encoded)
+        #expect(PercentEncoding.encode(raw) == encoded)
     }
 
     @Test func spellingsOfOneRequestShareTheCanonicalRequest() throws {

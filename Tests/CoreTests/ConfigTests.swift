@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Configuration
 @testable import Core
 
 @Suite struct ConfigTests {

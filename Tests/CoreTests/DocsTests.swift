@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Configuration
 @testable import Core
 
 /// What the README and `docs/` say, held to the code: the worked examples are planned, the

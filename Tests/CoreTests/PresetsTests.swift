@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import Configuration
 @testable import Core
 
 /// SPEC's presets: expansion, overrides, onlyPresets, and presets checked at load.

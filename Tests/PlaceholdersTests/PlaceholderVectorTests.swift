@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Tests/Fixtures/placeholder-vectors.json: images with their ThumbHash and BlurHash by
-/// PyPI's reference packages (scripts/placeholder-vectors.sh). Ours must be the same
+/// PyPI's reference packages (Tests/Fixtures/make-placeholder-vectors.sh). Ours must be the same
 /// strings; decoded back, they must show the image's colours.
 @Suite struct PlaceholderVectorTests {
     struct Vector: Decodable, Sendable, CustomTestStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 @testable import S3
 
 /// Tests/Fixtures/sigv4-vectors.json: S3 GETs signed by botocore at a fixed time
-/// (scripts/sigv4-vectors.sh). The URL built from the same bucket and key, and every
+/// (Tests/Fixtures/make-sigv4-vectors.sh). The URL built from the same bucket and key, and every
 /// header of the signature, must be botocore's to the byte.
 @Suite struct SigV4Tests {
     struct Vector: Decodable, Sendable, CustomTestStringConvertible {

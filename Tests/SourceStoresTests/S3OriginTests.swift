@@ -1,8 +1,9 @@
+import Configuration
 import Core
 import Foundation
 import Testing
 
-@testable import Origins
+@testable import SourceStores
 
 /// What the log says of S3's error documents: the code, S3's words, and what to check.
 /// The documents are AWS's own shapes (moto answers the first two the same way in the

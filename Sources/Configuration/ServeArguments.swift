@@ -1,3 +1,5 @@
+import Core
+
 /// The arguments of `aspect serve`: the config file and the flags that override keys.
 public struct ServeArguments: Equatable, Sendable {
     /// A flag of `aspect serve` and the key it sets.

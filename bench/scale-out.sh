@@ -6,7 +6,7 @@
 #   2. failover: a replica killed (SIGKILL) loses no request, nginx retries the next one;
 #   3. miss throughput, unique keys, 3 replicas vs 1 behind the same nginx (wrk -c16);
 #   4. the hit ratio after warm-up, over a fixed set of URLs.
-#   bash deploy/test-local.sh        (prints a markdown report; DURATION=10s by default)
+#   bash bench/scale-out.sh        (prints a markdown report; DURATION=10s by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-10s}"

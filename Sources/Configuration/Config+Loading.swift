@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Where configuration comes from, lowest precedence first: built-in defaults, the JSON

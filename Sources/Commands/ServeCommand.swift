@@ -1,13 +1,14 @@
 import CLinux
 import Cache
+import Configuration
 import Core
 import Foundation
 import HTTP
 import HTTPServer
 import Imaging
-import Origins
 import Service
 import Signing
+import SourceStores
 import Syscalls
 
 /// `aspect serve`: loads the configuration, binds, serves until SIGTERM or SIGINT has
@@ -49,14 +50,14 @@ enum ServeCommand {
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
         }
-        let sources = SourceStores.make(config)
+        let sources = SourceRoot.store(config)
         if let problem = sources.readinessProblem() { log(.warning, problem) }
         if let problem = sources.cacheProblem {
             log(.warning, "downloads are not kept: \(problem)")
         }
         let signer = config.signingEnabled ? Signer(key: config.security.signingKey) : nil
         var demoPage: (@Sendable () -> HTTPResponse)?
-        if config.http.demoPage, let root = sources as? ImageRoot {
+        if config.http.demoPage, let root = sources as? FolderSource {
             let limits = config.requestLimits
             let presets = config.parsedPresets
             demoPage = {

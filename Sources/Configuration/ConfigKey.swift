@@ -1,3 +1,5 @@
+import Core
+
 /// One configuration key: its name, what it means, and how a value is checked and applied.
 public struct ConfigKey: Sendable {
     /// The dotted name, as in `config.json` (`server.port`).
@@ -69,12 +71,13 @@ extension ConfigKey {
     ) -> ConfigKey {
         ConfigKey(name, help) { c, v, _ in
             guard let d = v.decimal(in: range) else {
-                return "must be a number from \(decimalString(range.lowerBound)) to \(decimalString(range.upperBound))"
+                return
+                    "must be a number from \(NumberSyntax.text(range.lowerBound)) to \(NumberSyntax.text(range.upperBound))"
             }
             c[keyPath: path] = d
             return nil
         } read: {
-            decimalString($0[keyPath: path])
+            NumberSyntax.text($0[keyPath: path])
         }
     }
 

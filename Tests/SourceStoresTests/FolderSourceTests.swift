@@ -3,11 +3,11 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import Origins
+@testable import SourceStores
 
 /// The window between the real-path check and the open: a source swapped for a symlink
 /// after `confine` checked it is not followed (openat2 with RESOLVE_NO_SYMLINKS).
-@Suite struct ImageRootTests {
+@Suite struct FolderSourceTests {
     @Test func aSourceSwappedForALinkAfterItsCheckIsNotFollowed() throws {
         let fm = FileManager.default
         let dir = fm.temporaryDirectory.appendingPathComponent("aspect-root-\(UUID().uuidString)")
@@ -20,7 +20,7 @@ import Testing
         try Data("inside".utf8).write(to: images.appendingPathComponent("sub/b.jpg"))
         try Data("secret".utf8).write(to: outside.appendingPathComponent("a.jpg"))
         try Data("secret".utf8).write(to: outside.appendingPathComponent("b.jpg"))
-        let root = ImageRoot(images.path)
+        let root = FolderSource(images.path)
 
         // Checked and opened with nothing in between: the file inside.
         let a = try root.confine("a.jpg").get()
@@ -59,7 +59,7 @@ import Testing
             try fm.createDirectory(at: dir.appendingPathComponent(name), withIntermediateDirectories: true)
             try Data(content.utf8).write(to: dir.appendingPathComponent("\(name)/a.jpg"))
         }
-        func read(_ root: ImageRoot) throws -> String {
+        func read(_ root: FolderSource) throws -> String {
             let file = try root.open(try root.confine("a.jpg").get().relative, src: "a.jpg").get()
             var buffer = [UInt8](repeating: 0, count: 16)
             let n = Glibc.read(file.fd, &buffer, 16)
@@ -71,7 +71,7 @@ import Testing
         try fm.createSymbolicLink(atPath: link.path, withDestinationPath: "v1")
         // A long interval: the flip is seen at once anyway, because the source would
         // otherwise be refused as leading outside the root.
-        let linked = ImageRoot(link.path, checkIntervalMs: 3_600_000)
+        let linked = FolderSource(link.path, checkIntervalMs: 3_600_000)
         #expect(try read(linked) == "one")
         // Flipped atomically, as deployments and Kubernetes volumes do: a new link renamed over.
         try fm.createSymbolicLink(atPath: dir.appendingPathComponent("next").path, withDestinationPath: "v2")
@@ -82,7 +82,7 @@ import Testing
         // resolved again (here on every use).
         try folder("images", "old")
         let images = dir.appendingPathComponent("images")
-        let renamed = ImageRoot(images.path, checkIntervalMs: 0)
+        let renamed = FolderSource(images.path, checkIntervalMs: 0)
         #expect(try read(renamed) == "old")
         #expect(rename(images.path, dir.appendingPathComponent("images.old").path) == 0)
         try folder("images", "new")

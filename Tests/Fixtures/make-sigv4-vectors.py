@@ -1,6 +1,6 @@
 """Writes Tests/Fixtures/sigv4-vectors.json: S3 GET requests signed with AWS Signature V4 by
 botocore (S3SigV4Auth), independently of Aspect's code, at a fixed time. Run through
-scripts/sigv4-vectors.sh, which makes a throwaway venv with botocore."""
+Tests/Fixtures/make-sigv4-vectors.sh, which makes a throwaway venv with botocore."""
 import datetime, json, pathlib, sys
 from unittest import mock
 from urllib.parse import quote
@@ -38,9 +38,9 @@ for c in CASES:
                         contentSHA256=headers["X-Amz-Content-SHA256"],
                         authorization=headers["Authorization"]))
 
-out = pathlib.Path(__file__).resolve().parent.parent / "Tests/Fixtures/sigv4-vectors.json"
+out = pathlib.Path(__file__).resolve().parent / "sigv4-vectors.json"
 out.write_text(json.dumps({
     "about": "S3 GET requests signed with AWS Signature V4 by botocore %s (S3SigV4Auth) at %s, "
-             "independently of Aspect's code; made by scripts/sigv4-vectors.sh." % (botocore.__version__, AT.isoformat()),
+             "independently of Aspect's code; made by Tests/Fixtures/make-sigv4-vectors.sh." % (botocore.__version__, AT.isoformat()),
     "vectors": vectors}, indent=2, ensure_ascii=False) + "\n")
 print(f"wrote {len(vectors)} vectors to {out}", file=sys.stderr)

@@ -1,5 +1,6 @@
 import CCurl
 import CLinux
+import Configuration
 import Core
 import Foundation
 import Glibc

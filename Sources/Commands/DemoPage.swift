@@ -2,8 +2,8 @@ import Core
 import Foundation
 import HTTP
 import Imaging
-import Origins
 import Signing
+import SourceStores
 
 /// The demo page at `/` (`http.demoPage`): the image root's first images in every mode
 /// and shape side by side, and a form that builds a `/thumb` URL and shows the result.
@@ -36,7 +36,8 @@ enum DemoPage {
     static let maxPresets = 2
 
     static func render(
-        root: ImageRoot, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?, presets: Presets = Presets()
+        root: FolderSource, thumbnailer: Thumbnailer, limits: RequestLimits, signer: Signer?,
+        presets: Presets = Presets()
     ) -> HTTPResponse {
         // The configured presets, each a column of its own (`preset=NAME`).
         let presetCells: [Cell] = presets.byName.keys.sorted().prefix(maxPresets).map {
@@ -56,7 +57,7 @@ enum DemoPage {
             shown.append(name)
             let head = "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
             // The placeholder, drawn by the page from /info's ThumbHash at /info's ratio.
-            let infoURL = "/info?" + signed("src=\(Canonical.encode(name))", signer, path: "/info")
+            let infoURL = "/info?" + signed("src=\(PercentEncoding.encode(name))", signer, path: "/info")
             modeRows +=
                 head + "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
@@ -88,7 +89,7 @@ enum DemoPage {
     ) -> String {
         var row = ""
         for cell in cells {
-            let query = "src=\(Canonical.encode(name))&\(cell.query)"
+            let query = "src=\(PercentEncoding.encode(name))&\(cell.query)"
             guard let params = try? QueryParameters.decode(query),
                 let expanded = try? presets.expand(params, onlyPresets: false),
                 let request = try? ThumbRequest.parse(expanded, limits: limits),

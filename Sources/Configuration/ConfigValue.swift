@@ -1,3 +1,5 @@
+import Core
+
 /// A configuration value as it arrived: typed from JSON, or text from the environment
 /// and flags. Conversions accept both, so `ASPECT_SERVER_PORT=9000` and `"port": 9000`
 /// mean the same.
@@ -34,7 +36,7 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
     /// How the value reads in a message.
     var shown: String {
         switch self {
-        case .string(let s): quoted(s)
+        case .string(let s): NumberSyntax.quote(s)
         case .integer(let i): "\(i)"
         case .number(let d): "\(d)"
         case .bool(let b): "\(b)"
@@ -48,7 +50,7 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
         switch self {
         case .string(let s): s
         case .integer(let i): "\(i)"
-        case .number(let d): decimalString(d)
+        case .number(let d): NumberSyntax.text(d)
         case .bool(let b): "\(b)"
         case .object, .array, .other: nil
         }

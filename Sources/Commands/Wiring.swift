@@ -1,6 +1,7 @@
+import Configuration
 import Core
 import Imaging
-import Origins
+import SourceStores
 import Stores
 import Syscalls
 
@@ -28,15 +29,15 @@ struct LibvipsRenderer: Renderer {
     }
 }
 
-enum SourceStores {
+extension SourceRoot {
     /// The store `images.root` names: a folder, an HTTP origin, or an S3 bucket, the
     /// remote ones with their downloads kept under `cache.dir`/sources.
-    static func make(_ config: Config) -> any SourceStore {
+    static func store(_ config: Config) -> any SourceStore {
         let root = (try? SourceRoot(config.images.root)) ?? .folder(config.images.root)
         let cacheDir = config.cache.dir + "/sources"
         switch root {
         case .folder(let path):
-            return ImageRoot(path, checkIntervalMs: config.images.rootCheckMs)
+            return FolderSource(path, checkIntervalMs: config.images.rootCheckMs)
         case .http(let base):
             return RemoteSource(
                 origin: HTTPOrigin(base: base), settings: FetchSettings(config), cacheDir: cacheDir,

@@ -12,7 +12,7 @@ import Syscalls
 /// refused, so a root folder renamed and replaced, or a symlink flipped atomically to a
 /// new folder (how deployments and Kubernetes volumes publish content), is followed
 /// without a restart.
-public struct ImageRoot: SourceStore {
+public struct FolderSource: SourceStore {
     /// As configured.
     public let path: String
     private let tracker: Tracker

@@ -1,3 +1,5 @@
+import Core
+
 /// Aspect's configuration: every key of SPEC, with its built-in default.
 /// `Config+Loading.swift` layers the file, the environment and flags over these.
 public struct Config: Equatable, Sendable {
@@ -180,18 +182,4 @@ public struct Config: Equatable, Sendable {
 
     /// Whether `sig` is required.
     public var signingEnabled: Bool { !security.signingKey.isEmpty }
-}
-
-/// An invalid configuration: names the key, where the value came from, and the problem.
-public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The key (`server.port`), or the flag or file concerned when there is no key.
-    public let key: String
-    public let message: String
-
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { "\(key): \(message)" }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test helper: an HTTPS origin on loopback whose certificate is signed by a CA made here,
 # which no system store trusts. Writes DIR/ca.pem, serves DIR/files over TLS on PORT.
-#   bash scripts/tls-origin.sh DIR PORT
+#   bash Tests/Helpers/tls-origin.sh DIR PORT
 set -euo pipefail
 dir=$1 port=$2
 cd "$dir"

@@ -1,0 +1,49 @@
+import Foundation
+
+extension FormatChoice {
+    /// The concrete format: the one named, or for `auto` AVIF when `autoAvif` and `accept`
+    /// lists `image/avif`, else WebP when it lists `image/webp`, else PNG when the result
+    /// has alpha, else JPEG.
+    public func resolve(accept: String?, resultHasAlpha: Bool, autoAvif: Bool = false) -> ImageFormat {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .avif: .avif
+        case .gif: .gif
+        case .auto:
+            if autoAvif, let accept, AcceptHeader.accepts(accept, "image/avif") {
+                .avif
+            } else if let accept, AcceptHeader.accepts(accept, "image/webp") {
+                .webp
+            } else if resultHasAlpha {
+                .png
+            } else {
+                .jpeg
+            }
+        }
+    }
+}
+
+/// Just enough of RFC 9110's `Accept` to tell whether a media type is accepted by name:
+/// listed, and not with `q=0`. Wildcards do not count: `*/*` does not promise WebP.
+public enum AcceptHeader {
+    /// What `format=auto`'s answer depends on in `accept`, as a tag for the cache key:
+    /// `auto+avif`, `auto+webp` or `auto`.
+    public static func autoTag(_ accept: String?, autoAvif: Bool) -> String {
+        guard let accept else { return "auto" }
+        if autoAvif, accepts(accept, "image/avif") { return "auto+avif" }
+        return accepts(accept, "image/webp") ? "auto+webp" : "auto"
+    }
+
+    public static func accepts(_ header: String, _ type: String) -> Bool {
+        for item in header.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let media = parts.first, media.lowercased() == type else { continue }
+            let q = parts.dropFirst().first { $0.lowercased().hasPrefix("q=") }
+            if let q, let value = Double(q.dropFirst(2)), value <= 0 { return false }
+            return true
+        }
+        return false
+    }
+}
