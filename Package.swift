@@ -45,7 +45,8 @@ let package = Package(
         .target(
             name: "Hashing", dependencies: ["CGLib"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        // The result store on disk: atomic writes, LRU eviction, hits handed back open.
+        // The caches on disk: DiskLRU (the index, eviction, the atomic write, the rebuild),
+        // under the result store (hits handed back open) and the source cache.
         .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
@@ -69,7 +70,7 @@ let package = Package(
         .target(
             name: "SourceStores",
             dependencies: [
-                "Core", "Configuration", "Stores", "Workers", "CCurl", "CLinux", "Hashing", "S3", "Syscalls",
+                "Core", "Configuration", "Stores", "Workers", "Cache", "CCurl", "CLinux", "Hashing", "S3", "Syscalls",
             ]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
@@ -105,8 +106,13 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: ["Service", "Stores", "HTTP", "Core", "Configuration", "Signing", "Syscalls", "AspectClient"]),
+        // The tests' whole-image readers (decode, ICC profile, metadata, animation), kept out
+        // of the service's Imaging target.
+        .target(
+            name: "ImagingTestSupport", dependencies: ["Imaging", "CVips", "Core"], path: "Tests/ImagingTestSupport",
+            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "Core", "TestSupport"],
+            name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(

@@ -5,10 +5,11 @@ import Synchronization
 import Syscalls
 
 /// Results on disk under `dir`, named by their key, kept under `maxBytes` by evicting the
-/// least recently used. An entry is written to a temporary file in its folder, fsynced
-/// and renamed into place, so a crash never leaves a partial entry under a real name. The
-/// index lives in memory and is rebuilt from the folder on start, so entries survive a
-/// restart; stray temporary files are removed then. One process per folder.
+/// least recently used (`DiskLRU` keeps the books). An entry is written to a temporary
+/// file in its folder, fsynced and renamed into place, so a crash never leaves a partial
+/// entry under a real name. The index lives in memory and is rebuilt from the folder on
+/// start, so entries survive a restart; stray temporary files are removed then. One
+/// process per folder.
 public final class DiskCache: Sendable {
     public struct Hit: Sendable {
         let dir: String
@@ -20,19 +21,6 @@ public final class DiskCache: Sendable {
         public var path: String { DiskCache.path(dir, hex, format) }
     }
 
-    struct Entry {
-        var format: String
-        var size: Int64
-        var lastUse: UInt64
-    }
-
-    struct State {
-        var entries: [String: Entry] = [:]
-        var total: Int64 = 0
-        var clock: UInt64 = 0
-        var evictions = 0
-    }
-
     /// What an entry may be, by its file's extension: an image format, or `json` (an
     /// `/info` answer).
     public static let kinds = Set(ImageFormat.allCases.map(\.rawValue) + ["json"])
@@ -41,7 +29,8 @@ public final class DiskCache: Sendable {
     public let maxBytes: Int64
     /// How often a folder that cannot be used is tried again, in nanoseconds.
     public let recheckInterval: UInt64
-    private let state = Mutex(State())
+    /// By key; an entry's `Meta` is its format.
+    private let index: DiskLRU<String>
     /// Read on every hit, so an atomic rather than the health's lock.
     private let enabled = Atomic<Bool>(false)
     private let health = Mutex(Health())
@@ -61,6 +50,7 @@ public final class DiskCache: Sendable {
     ) {
         self.dir = dir
         self.maxBytes = maxBytes
+        index = DiskLRU(maxBytes: maxBytes)
         self.onRemove = onRemove
         recheckInterval = UInt64(max(0, recheckMs)) * 1_000_000
         if maxBytes == 0 {
@@ -89,31 +79,20 @@ public final class DiskCache: Sendable {
         }
         guard due else { return }
         let problem = DiskCache.prepare(dir)
-        if problem == nil {
-            state.withLock { $0 = State() }
-            rebuildIndex()
-        }
+        if problem == nil { rebuildIndex() }
         health.withLock { $0.problem = problem }
         enabled.store(problem == nil, ordering: .releasing)
     }
 
     /// The entry for `key`, marked as used now; nil on a miss.
     public func lookup(_ hex: String) -> Hit? {
-        guard isEnabled else { return nil }
-        return state.withLock { s -> Hit? in
-            guard let i = s.entries.index(forKey: hex) else { return nil }
-            s.clock += 1
-            s.entries.values[i].lastUse = s.clock
-            let e = s.entries.values[i]
-            return Hit(dir: dir, hex: hex, format: e.format, size: e.size)
-        }
+        guard isEnabled, let e = index.use(hex) else { return nil }
+        return Hit(dir: dir, hex: hex, format: e.meta, size: e.size)
     }
 
     /// Forgets an entry whose file has gone (removed by hand, say).
     public func forget(_ hex: String) {
-        state.withLock { s in
-            if let e = s.entries.removeValue(forKey: hex) { s.total -= e.size }
-        }
+        index.remove(hex)
         onRemove([hex])
     }
 
@@ -126,41 +105,17 @@ public final class DiskCache: Sendable {
         let shard = "\(dir)/\(hex.prefix(2))"
         mkdir(shard, 0o755)
         let temp = "\(shard)/.tmp-\(hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
-        guard DiskCache.writeDurably(temp, bytes), rename(temp, path(hex, format)) == 0 else {
-            unlink(temp)
-            return false
-        }
-        let doomed = state.withLock { s -> [(String, String)] in
-            s.clock += 1
-            if let old = s.entries[hex] { s.total -= old.size }
-            s.entries[hex] = Entry(format: format, size: Int64(bytes.count), lastUse: s.clock)
-            s.total += Int64(bytes.count)
-            return evict(&s)
-        }
-        for (hex, f) in doomed { unlink(path(hex, f)) }
-        onRemove([hex] + doomed.map(\.0))
+        guard DiskLRU<String>.writeAtomically(path(hex, format), bytes, temporary: temp) else { return false }
+        let (replaced, evicted) = index.insert(hex, format, size: Int64(bytes.count))
+        // The same key in another format (a kind renamed) leaves its old file behind.
+        if let replaced, replaced.meta != format { unlink(path(hex, replaced.meta)) }
+        for (hex, e) in evicted { unlink(path(hex, e.meta)) }
+        onRemove([hex] + evicted.map(\.0))
         return true
     }
 
     /// Bytes held, entries, evictions so far.
-    public var figures: (bytes: Int64, entries: Int, evictions: Int) {
-        state.withLock { ($0.total, $0.entries.count, $0.evictions) }
-    }
-
-    /// Over the cap: the least recently used go until the cache is at 90% of it, so that
-    /// eviction runs now and then rather than on every store.
-    private func evict(_ s: inout State) -> [(String, String)] {
-        guard s.total > maxBytes else { return [] }
-        var doomed: [(String, String)] = []
-        for (hex, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if s.total <= maxBytes / 10 * 9 { break }
-            s.entries[hex] = nil
-            s.total -= e.size
-            s.evictions += 1
-            doomed.append((hex, e.format))
-        }
-        return doomed
-    }
+    public var figures: (bytes: Int64, entries: Int, evictions: Int) { index.figures }
 
     private func path(_ hex: String, _ format: String) -> String { DiskCache.path(dir, hex, format) }
 
@@ -177,7 +132,7 @@ public final class DiskCache: Sendable {
         }
         let probe = "\(dir)/.tmp-probe-\(getpid())"
         defer { unlink(probe) }
-        guard writeDurably(probe, Array("probe".utf8)) else {
+        guard DiskLRU<String>.writeDurably(probe, Array("probe".utf8)) else {
             return "cache.dir \(dir) is not writable: \(String(cString: strerror(errno)))"
         }
         return nil
@@ -186,7 +141,7 @@ public final class DiskCache: Sendable {
     /// Rebuilds the index from the folder, oldest file first (the least recently used
     /// after a restart is the least recently written), and removes temporary files.
     private func rebuildIndex() {
-        var found: [(String, Entry, Int64)] = []
+        var found: [(key: String, meta: String, size: Int64, mtime: Int64)] = []
         let fm = FileManager.default
         for shard in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
             let shardPath = "\(dir)/\(shard)"
@@ -208,30 +163,10 @@ public final class DiskCache: Sendable {
                 var st = stat()
                 guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-                found.append((String(parts[0]), Entry(format: format, size: Int64(st.st_size), lastUse: 0), mtime))
+                found.append((String(parts[0]), format, Int64(st.st_size), mtime))
             }
         }
-        let doomed = state.withLock { s -> [(String, String)] in
-            for (hex, var e, _) in found.sorted(by: { $0.2 < $1.2 }) {
-                s.clock += 1
-                e.lastUse = s.clock
-                s.entries[hex] = e
-                s.total += e.size
-            }
-            return evict(&s)
-        }
-        for (hex, f) in doomed { unlink(path(hex, f)) }
-    }
-
-    /// Writes a new file whole and fsyncs it; false (and the file may be partial) on failure.
-    static func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        guard bytes.withUnsafeBytes({ (try? Syscall.writeAll(fd, $0)) != nil }) else {
-            close(fd)
-            return false
-        }
-        let synced = fsync(fd) == 0
-        return close(fd) == 0 && synced
+        let evicted = index.rebuild(found.sorted { $0.mtime < $1.mtime }.map { ($0.key, $0.meta, $0.size) })
+        for (hex, e) in evicted { unlink(path(hex, e.meta)) }
     }
 }

@@ -4,23 +4,39 @@ import Imaging
 
 /// `aspect thumb SRC OUT [--w N …]`: the service's pipeline for scripts.
 enum ThumbCommand {
-    /// The flags, each a `/thumb` parameter of the same name.
-    static let parameters = [
-        "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape", "radius", "bg", "q",
-        "crop", "rotate", "flip", "blur", "sharpen", "preset",
+    /// The flags: every `/thumb` parameter of the same name (ThumbRequest's list is the one
+    /// list), but `src` (SRC), `format` (OUT's extension) and `sig`; and `preset`.
+    static let parameters = ThumbRequest.parameterNames.filter { !["src", "format", "sig"].contains($0) } + ["preset"]
+
+    /// What each flag's value looks like, for the usage line.
+    static let valueHints = [
+        "w": "N", "h": "N", "ratio": "R", "mode": "M", "gravity": "G", "fx": "X", "fy": "Y", "upscale": "0|1",
+        "dpr": "D", "shape": "S", "radius": "N", "bg": "RRGGBB[AA]", "q": "N", "crop": "X,Y,W,H",
+        "rotate": "90|180|270", "flip": "h|v|hv", "blur": "S", "sharpen": "S", "frames": "1", "preset": "NAME",
     ]
 
-    static let usage = """
-        Usage: aspect thumb SRC OUT [--w N] [--h N] [--ratio R] [--mode M] [--gravity G] [--fx X] [--fy Y]
-                                    [--upscale 0|1] [--dpr D] [--shape S] [--radius N] [--bg RRGGBB[AA]] [--q N]
-                                    [--crop X,Y,W,H] [--rotate 90|180|270] [--flip h|v|hv] [--blur S]
-                                    [--sharpen S] [--preset NAME]
+    static let usage: String = {
+        let prefix = "Usage: aspect thumb SRC OUT "
+        var lines: [String] = []
+        var line = prefix
+        for name in parameters {
+            let flag = "[--\(name) \(valueHints[name] ?? "VALUE")]"
+            if line.count + flag.count > 100 {
+                lines.append(line)
+                line = String(repeating: " ", count: prefix.count)
+            }
+            line += (line.hasSuffix(" ") ? "" : " ") + flag
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n") + """
 
-        Makes one thumbnail with the same pipeline and rules as GET /thumb. The format comes from
-        OUT's extension (.jpg, .jpeg, .png, .webp, .avif, .gif). Limits come from the configuration
-        (config.json if present, ASPECT_* variables). Exit status: 0 done, 2 bad arguments,
-        1 the source could not be made into a thumbnail.
-        """
+
+            Makes one thumbnail with the same pipeline and rules as GET /thumb. The format comes from
+            OUT's extension (.jpg, .jpeg, .png, .webp, .avif, .gif). Limits come from the configuration
+            (config.json if present, ASPECT_* variables). Exit status: 0 done, 2 bad arguments,
+            1 the source could not be made into a thumbnail.
+            """
+    }()
 
     static func run(_ args: [String]) -> Int32 {
         if args.contains("-h") || args.contains("--help") {

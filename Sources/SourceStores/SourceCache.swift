@@ -1,3 +1,4 @@
+import Cache
 import Foundation
 import Glibc
 import Hashing
@@ -7,7 +8,8 @@ import Syscalls
 /// Downloaded sources on disk: one body file per source version and a small record of
 /// what the origin said of it (ETag, Last-Modified, length). Bodies are written to a
 /// temporary file, fsynced and renamed into place, so a partial download is never used;
-/// the least recently used go past `maxBytes`; the index is rebuilt from the records on
+/// the least recently used go past `maxBytes` (`DiskLRU` keeps the books, as it does for
+/// the result store); the index is rebuilt from the records on
 /// start. When a source was last checked with the origin is kept in memory only, so after
 /// a restart every source is checked once before it is used.
 final class SourceCache: Sendable {
@@ -30,22 +32,17 @@ final class SourceCache: Sendable {
         }
     }
 
-    struct Entry {
+    /// What the index holds of a source, besides its size.
+    struct Kept: Sendable {
         var record: Record
         /// Monotonic nanoseconds of the last check with the origin; 0: never (since start).
         var checkedAt: UInt64
-        var lastUse: UInt64
-    }
-
-    struct State {
-        var entries: [String: Entry] = [:]
-        var total: Int64 = 0
-        var clock: UInt64 = 0
     }
 
     let dir: String
     let maxBytes: Int64
-    private let state = Mutex(State())
+    /// By `src`.
+    private let index: DiskLRU<Kept>
     private let counter = Atomic<UInt64>(0)
     /// Why sources cannot be kept (the folder cannot be written), or nil.
     let problem: String?
@@ -53,6 +50,7 @@ final class SourceCache: Sendable {
     init(dir: String, maxBytes: Int64) {
         self.dir = dir
         self.maxBytes = maxBytes
+        index = DiskLRU(maxBytes: maxBytes)
         var problem: String?
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -76,17 +74,12 @@ final class SourceCache: Sendable {
 
     /// The record of `src` and when it was last checked, marked as used.
     func entry(_ src: String) -> (record: Record, checkedAt: UInt64)? {
-        state.withLock { s in
-            guard let i = s.entries.index(forKey: src) else { return nil }
-            s.clock += 1
-            s.entries.values[i].lastUse = s.clock
-            return (s.entries.values[i].record, s.entries.values[i].checkedAt)
-        }
+        index.use(src).map { ($0.meta.record, $0.meta.checkedAt) }
     }
 
     /// The origin said the kept version is current (a 304).
     func confirmed(_ src: String, at now: UInt64) {
-        state.withLock { $0.entries[src]?.checkedAt = now }
+        index.update(src) { $0.checkedAt = now }
     }
 
     /// A new file for a download, in the cache's folder (so the rename is atomic).
@@ -103,60 +96,30 @@ final class SourceCache: Sendable {
         guard rename(temp, body) == 0 else { return false }
         let recordTemp = "\(dir)/.tmp-\(getpid())-\(counter.add(1, ordering: .relaxed).newValue)"
         guard let data = try? JSONEncoder().encode(record),
-            data.withUnsafeBytes({ raw in
-                let fd = open(recordTemp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-                guard fd >= 0 else { return false }
-                defer { close(fd) }
-                return (try? Syscall.writeAll(fd, raw)) != nil && fsync(fd) == 0
-            }), rename(recordTemp, recordPath(record.src)) == 0
+            DiskLRU<Kept>.writeAtomically(recordPath(record.src), Array(data), temporary: recordTemp)
         else {
-            unlink(recordTemp)
             unlink(body)
             return false
         }
-        let doomed = state.withLock { s -> [String] in
-            var doomed: [String] = []
-            s.clock += 1
-            if let old = s.entries[record.src] {
-                s.total -= old.record.bytes
-                if bodyPath(old.record) != body { doomed.append(bodyPath(old.record)) }
-            }
-            s.entries[record.src] = Entry(record: record, checkedAt: now, lastUse: s.clock)
-            s.total += record.bytes
-            return doomed + evict(&s, keeping: record.src)
+        let (replaced, evicted) = index.insert(record.src, Kept(record: record, checkedAt: now), size: record.bytes)
+        if let old = replaced?.meta.record, bodyPath(old) != body { unlink(bodyPath(old)) }
+        for (src, e) in evicted {
+            unlink(bodyPath(e.meta.record))
+            unlink(recordPath(src))
         }
-        for path in doomed { unlink(path) }
         return true
     }
 
     /// Forgets a source the origin no longer has.
     func remove(_ src: String) {
-        guard
-            let old = state.withLock({ s -> Record? in
-                guard let e = s.entries.removeValue(forKey: src) else { return nil }
-                s.total -= e.record.bytes
-                return e.record
-            })
-        else { return }
+        guard let old = index.remove(src)?.meta.record else { return }
         unlink(recordPath(src))
         unlink(bodyPath(old))
     }
 
-    var figures: (bytes: Int64, entries: Int) { state.withLock { ($0.total, $0.entries.count) } }
-
-    /// Past `maxBytes`, the least recently used go (to 90%, so eviction runs now and then);
-    /// the paths of their files.
-    private func evict(_ s: inout State, keeping: String) -> [String] {
-        guard s.total > maxBytes else { return [] }
-        var doomed: [String] = []
-        for (src, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            if s.total <= maxBytes / 10 * 9 { break }
-            if src == keeping { continue }
-            s.entries[src] = nil
-            s.total -= e.record.bytes
-            doomed += [bodyPath(e.record), recordPath(src)]
-        }
-        return doomed
+    var figures: (bytes: Int64, entries: Int) {
+        let f = index.figures
+        return (f.bytes, f.entries)
     }
 
     /// The index from the records whose bodies are whole; temporary files and bodies
@@ -186,12 +149,12 @@ final class SourceCache: Sendable {
         for name in names where name.hasSuffix(".src") && !bodies.contains("\(dir)/\(name)") {
             unlink("\(dir)/\(name)")
         }
-        state.withLock { s in
-            for (record, _) in found.sorted(by: { $0.1 < $1.1 }) {
-                s.clock += 1
-                s.entries[record.src] = Entry(record: record, checkedAt: 0, lastUse: s.clock)
-                s.total += record.bytes
-            }
+        // Over the cap (lowered since), the least recently written go.
+        let evicted = index.rebuild(
+            found.sorted { $0.1 < $1.1 }.map { ($0.0.src, Kept(record: $0.0, checkedAt: 0), $0.0.bytes) })
+        for (src, e) in evicted {
+            unlink(bodyPath(e.meta.record))
+            unlink(recordPath(src))
         }
     }
 }

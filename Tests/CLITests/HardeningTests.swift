@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 

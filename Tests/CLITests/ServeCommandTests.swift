@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import AspectClient
 import Core
 import Foundation
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 

@@ -1,5 +1,7 @@
+import Core
 import Foundation
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 
@@ -21,6 +23,18 @@ import Testing
     }
 
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// The flags come from /thumb's one parameter list: every parameter but those SRC, OUT
+    /// and signing stand for is a flag, listed in the usage and accepted.
+    @Test func everyThumbParameterIsAFlag() throws {
+        let help = try Binary.run(["thumb", "--help"])
+        #expect(help.status == 0)
+        for name in ThumbRequest.parameterNames where !["src", "format", "sig"].contains(name) {
+            #expect(help.stdout.contains("[--\(name) "), "--\(name) is missing from the usage")
+        }
+        let framed = try Binary.run(["thumb", source, path("f.png"), "--w", "64", "--frames", "1"])
+        #expect(framed.status == 0, "\(framed.stderr)")
+    }
 
     @Test(arguments: [
         (["--w", "300", "--ratio", "4:3", "--mode", "fill"], "a.jpg", 300, 225),

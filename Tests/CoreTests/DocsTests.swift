@@ -101,8 +101,8 @@ import Testing
         let manifest = try String(contentsOf: Docs.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         var arrows: Set<String> = []
         let pattern = #"\.(?:target|executableTarget)\(\s*name:\s*"([^"]+)"(?:,\s*dependencies:\s*\[([^\]]*)\])?"#
-        // TestSupport is the tests' own library, not part of the service.
-        for m in Docs.matches(pattern, in: manifest) where m[1] != "TestSupport" {
+        // TestSupport and ImagingTestSupport are the tests' own libraries, not the service's.
+        for m in Docs.matches(pattern, in: manifest) where !m[1].hasSuffix("TestSupport") {
             for dep in Docs.matches(#""([^"]+)""#, in: m[2]) { arrows.insert("\(m[1]) --> \(dep[1])") }
         }
         return arrows

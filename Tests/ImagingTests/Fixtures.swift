@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import ImagingTestSupport
 
 /// Images the tests make themselves, written to a fresh temporary folder.
 final class Fixtures: Sendable {

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 
