@@ -111,6 +111,8 @@ print(re.search(r"(\d+) requests in", t).group(1), re.search(r"Requests/sec:\s+(
 PY
 }
 curl -s -o "$out/aspect-miss.jpg" "http://127.0.0.1:18091/thumb?src=$PHOTO&w=300&h=225&mode=fill&format=jpeg&q=80&bg=000001"
+# verify.py runs in the pyvips peer's venv, made here when no run has made it yet.
+need_venv "$OPT/pyvips" "pyvips==$PYVIPS_VERSION"
 check=$("$VPY" "$PEERS/verify.py" "$out/aspect-miss.jpg" "$IMAGES/$PHOTO")
 pg="${pids[-1]}"
 for conns in 8 16; do
