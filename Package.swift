@@ -55,8 +55,9 @@ let package = Package(
         // What the service knows of its sources, result store and renderer: protocols and the
         // values they speak, no implementation. The service and the stores both depend on it.
         .target(name: "Stores", dependencies: ["Core", "Syscalls"]),
-        // Bounded thread pools and coalescing of identical work: Foundation only.
-        .target(name: "Workers"),
+        // Bounded thread pools and coalescing of identical work: Foundation, and CLinux to
+        // name the threads.
+        .target(name: "Workers", dependencies: ["CLinux"]),
         // The service: the /thumb and /info flow, a handler for any HTTP server, knowing its
         // sources, result store and renderer by protocol; the executable wires the real ones.
         .target(

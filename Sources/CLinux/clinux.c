@@ -40,6 +40,13 @@ int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms) {
 
 int clinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
+void clinux_name_thread(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
+}
+
 int clinux_memfd(const char *name) { return memfd_create(name, MFD_CLOEXEC); }
 
 int clinux_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }

@@ -179,8 +179,6 @@ public enum Geometry {
 
     private static func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
 
-    private static func round(_ x: Double) -> Double? {
-        guard x.isFinite, abs(x) <= Rounding.ceiling else { return nil }
-        return x.rounded(.toNearestOrAwayFromZero)
-    }
+    /// SPEC's rounding (`Rounding.round`), as a Double for the box arithmetic.
+    private static func round(_ x: Double) -> Double? { Rounding.round(x).map(Double.init) }
 }

@@ -208,7 +208,14 @@ public struct ServiceHandler: HTTPHandler {
                     metrics.fetchAbandoned()
                     return
                 }
-                switch sources.fetch(known.parsed.src) {
+                // Fetched by another request while this one waited (five sizes of one new
+                // source): no second download.
+                let fetched: Result<SourceIdentity, ServiceFailure>
+                switch sources.resolve(known.parsed.src) {
+                case .ready(let identity), .stale(let identity): fetched = .success(identity)
+                case .needsFetch, .failed: fetched = sources.fetch(known.parsed.src)
+                }
+                switch fetched {
                 case .failure(let failure):
                     responder.respond(Self.error(failure))
                 case .success(let identity):

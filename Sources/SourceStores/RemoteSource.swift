@@ -22,26 +22,16 @@ public protocol Origin: Sendable {
     func explain(status: Int, body: String) -> String
 }
 
-/// The limits of fetching (`sources.*`, `limits.maxSourceBytes`).
+/// The limits of fetching: the `sources.*` keys and `limits.maxSourceBytes`.
 public struct FetchSettings: Sendable {
-    public var connectTimeoutMs = 3_000
-    public var timeoutMs = 10_000
-    public var maxRedirects = 3
-    public var caFile = ""
-    public var maxBytes: Int64 = 50 << 20
-    public var revalidateSeconds = 60
-    public var staleSeconds = 300
+    public var sources = Config().sources
+    public var maxBytes: Int64 = Config().limits.maxSourceBytes
 
     public init() {}
 
     public init(_ config: Config) {
-        connectTimeoutMs = config.sources.connectTimeoutMs
-        timeoutMs = config.sources.timeoutMs
-        maxRedirects = config.sources.maxRedirects
-        caFile = config.sources.caFile
+        sources = config.sources
         maxBytes = config.limits.maxSourceBytes
-        revalidateSeconds = config.sources.revalidateSeconds
-        staleSeconds = config.sources.staleSeconds
     }
 }
 
@@ -101,9 +91,9 @@ public final class RemoteSource: SourceStore {
     private func age(_ checkedAt: UInt64, now: UInt64) -> Age {
         guard checkedAt > 0 else { return .expired }
         let elapsed = now &- checkedAt
-        let fresh = UInt64(settings.revalidateSeconds) * 1_000_000_000
+        let fresh = UInt64(settings.sources.revalidateSeconds) * 1_000_000_000
         if elapsed < fresh { return .fresh }
-        return elapsed < fresh + UInt64(settings.staleSeconds) * 1_000_000_000 ? .stale : .expired
+        return elapsed < fresh + UInt64(settings.sources.staleSeconds) * 1_000_000_000 ? .stale : .expired
     }
 
     /// Starts a re-check of `src` on the re-check threads, unless one is pending. It never
@@ -280,12 +270,12 @@ public final class RemoteSource: SourceStore {
                 )
             }
             hops += 1
-            guard hops <= settings.maxRedirects else {
+            guard hops <= settings.sources.maxRedirects else {
                 return (
                     .failure(
                         failure(
                             .upstreamError,
-                            "the origin redirected more than sources.maxRedirects (\(settings.maxRedirects)) times",
+                            "the origin redirected more than sources.maxRedirects (\(settings.sources.maxRedirects)) times",
                             "last redirect to \(Self.redacted(next))")), .error, 0
                 )
             }
@@ -306,7 +296,7 @@ public final class RemoteSource: SourceStore {
         }
         if r.code != CURLE_OK.rawValue {
             return (
-                Self.transportFailure(Int(r.code), curlText, timeoutMs: settings.timeoutMs),
+                Self.transportFailure(Int(r.code), curlText, timeoutMs: settings.sources.timeoutMs),
                 r.code == CURLE_OPERATION_TIMEDOUT.rawValue ? .timeout : .error, r.bytes
             )
         }
@@ -418,8 +408,8 @@ public final class RemoteSource: SourceStore {
         errorBody.withUnsafeMutableBufferPointer { body in
             pointers.withUnsafeMutableBufferPointer { list in
                 ccurl_get(
-                    handle, url, list.baseAddress, Int32(list.count), fd, s.maxBytes, s.connectTimeoutMs,
-                    s.timeoutMs, s.caFile.isEmpty ? nil : s.caFile, body.baseAddress, size, &r)
+                    handle, url, list.baseAddress, Int32(list.count), fd, s.maxBytes, s.sources.connectTimeoutMs,
+                    s.sources.timeoutMs, s.sources.caFile.isEmpty ? nil : s.sources.caFile, body.baseAddress, size, &r)
             }
         }
     }

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// Threads taking jobs from one bounded queue: `threads` run at once, at most `queueDepth`
@@ -68,8 +69,12 @@ public final class ThreadPool: @unchecked Sendable {
     private func startThread() {
         // Each thread holds the pool until it ends, so a pool dropped after `stop()` lives
         // until its last thread has left `work()`.
-        let t = Thread { self.work() }
-        t.name = "\(name)-\(started)"
+        let label = "\(name)-\(started)"
+        let t = Thread {
+            clinux_name_thread(label)  // what `ps` and /proc show
+            self.work()
+        }
+        t.name = label
         if let stackSize { t.stackSize = stackSize }
         started += 1
         t.start()

@@ -18,6 +18,26 @@ import Testing
         return dir
     }
 
+    /// The names of the server's threads, from /proc.
+    static func threadNames(_ pid: Int32) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Pools start their threads with their first job: a folder root never starts a fetch
+    /// or a re-check thread, and the image workers start as work comes.
+    @Test func aFolderRootStartsNoFetchThreads() throws {
+        let dir = try ServeProcess.sampleFolder("threads")
+        let s = try ServeProcess(samples: dir, env: ["ASPECT_SERVER_WORKERS": "4"])
+        let before = Self.threadNames(s.process.processIdentifier)
+        #expect(!before.isEmpty && !before.contains { $0.hasPrefix("aspect-worker") }, "\(before)")
+        #expect(try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&w=50").status == 200)
+        let after = Self.threadNames(s.process.processIdentifier)
+        #expect(after.contains { $0.hasPrefix("aspect-worker") }, "\(after)")
+        #expect(!after.contains { $0.hasPrefix("aspect-fetch") || $0.hasPrefix("aspect-recheck") }, "\(after)")
+    }
+
     @Test func sigtermLetsInFlightRequestsFinishRefusesNewOnesAndExitsZero() throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,5 +1,6 @@
 // The Linux calls Swift's Glibc module does not import, or imports awkwardly (epoll's
-// packed event struct, accept4, eventfd, sendfile), and the signal handlers, which must
+// packed event struct, accept4, eventfd, sendfile, memfd_create, pthread_setname_np), and
+// the signal handlers, which must
 // be C: a handler may only make async-signal-safe calls.
 #ifndef CLINUX_H
 #define CLINUX_H
@@ -29,6 +30,9 @@ int clinux_epoll_wait(int epfd, clinux_event *events, int max, int timeout_ms);
 
 /// A non-blocking, close-on-exec eventfd.
 int clinux_eventfd(void);
+
+/// Names the calling thread as `ps` and /proc show it (the kernel keeps 15 bytes).
+void clinux_name_thread(const char *name);
 
 /// An anonymous file in memory (memfd_create), close-on-exec: for a download that cannot
 /// be kept on disk.
