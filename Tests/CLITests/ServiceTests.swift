@@ -109,24 +109,6 @@ import Testing
         #expect(touched.headers["x-cache"] == "MISS" && touched.headers["etag"] != first.headers["etag"])
     }
 
-    /// Results made under the other shrink-on-load rule are other entries: a restart with
-    /// `images.fastShrinkOnLoad` flipped misses, with a new ETag, and flipping it back hits.
-    @Test func theShrinkOnLoadRuleIsPartOfTheCacheKey() throws {
-        // landscape.jpg is 2400×1600: 200 wide is 12×, loaded at 1/8 (fast) or 1/4.
-        let target = "/thumb?src=landscape.jpg&w=200"
-        var etags: [String?] = []
-        for fast in ["true", "false", "true"] {
-            let s = try serve(["ASPECT_IMAGES_FASTSHRINKONLOAD": fast])
-            let r = try Self.get(s.port, target)
-            #expect(r.status == 200 && Self.magic(r.body) == "image/jpeg")
-            #expect(r.headers["x-cache"] == (etags.count == 2 ? "HIT" : "MISS"), "fastShrinkOnLoad=\(fast)")
-            etags.append(r.headers["etag"])
-            s.signal(SIGTERM)
-            #expect(s.wait(seconds: 10) == 0)
-        }
-        #expect(etags[0] != nil && etags[0] != etags[1] && etags[2] == etags[0])
-    }
-
     static func folderBytes(_ url: URL) -> Int {
         let files = FileManager.default.enumerator(
             at: url, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
@@ -222,40 +204,6 @@ import Testing
             return Double(line.split(separator: " ").last ?? "")
         }
         return nil
-    }
-
-    @Test func metricsParseAsPrometheusTextAndMove() throws {
-        let s = try serve()
-        let before = try Self.get(s.port, "/metrics").text
-        _ = try Self.get(s.port, "/thumb?src=landscape.jpg&w=120")
-        _ = try Self.get(s.port, "/thumb?src=landscape.jpg&w=120")
-        _ = try Self.get(s.port, "/thumb?src=nope.jpg&w=120")
-        let after = try Self.get(s.port, "/metrics")
-        #expect(after.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
-        let sample = try Regex(
-            #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? [0-9.eE+\-]+(Inf)?$"#)
-        var types: Set<String> = []
-        for line in after.text.split(separator: "\n") {
-            if line.hasPrefix("# TYPE ") { types.insert(String(line.split(separator: " ")[2])) }
-            if line.hasPrefix("#") { continue }
-            #expect(line.wholeMatch(of: sample) != nil, "not a Prometheus sample: \(line)")
-        }
-        for name in [
-            "aspect_requests_total", "aspect_cache_hits_total", "aspect_cache_misses_total", "aspect_cache_bytes",
-            "aspect_cache_entries", "aspect_render_seconds", "aspect_queue_depth", "aspect_open_connections",
-            "aspect_coalesced_waiters_total", "aspect_cache_evictions_total", "aspect_connections_refused_total",
-            "aspect_accept_paused_total",
-        ] {
-            #expect(types.contains(name), "\(name) missing")
-        }
-        #expect(
-            Self.value(after.text, "aspect_cache_hits_total") == (Self.value(before, "aspect_cache_hits_total") ?? 0)
-                + 1)
-        #expect(
-            Self.value(after.text, "aspect_cache_misses_total")
-                == (Self.value(before, "aspect_cache_misses_total") ?? 0) + 1)
-        #expect(after.text.contains(#"aspect_requests_total{route="/thumb",status="404"} 1"#))
-        #expect(Self.value(after.text, "aspect_render_seconds_count") == 1)
     }
 
     @Test func symlinksThatLeaveTheRootAreRefused() throws {

@@ -154,18 +154,53 @@ import Testing
         #expect(waited >= 1, "the other 31 waited for the render or found its result: \(metrics)")
     }
 
-    /// The metrics count requests by route and status as they are answered.
-    @Test func metricsCountRoutesAndStatuses() throws {
+    /// /metrics is Prometheus' text format, every series named, and it counts requests by
+    /// route and status, hits, misses and renders as they are answered.
+    @Test func metricsParseAsPrometheusTextAndMove() throws {
         let h = try Harness()
         _ = h.get("/thumb?src=landscape.jpg&w=10")
         _ = h.get("/thumb?src=landscape.jpg&w=10")
         _ = h.get("/thumb?src=nothing.jpg&w=10")
-        let metrics = h.get("/metrics").text
+        let r = h.get("/metrics")
+        #expect(r.headers["Content-Type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        let sample = try Regex(
+            #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"]*",?)*\})? [0-9.eE+\-]+(Inf)?$"#)
+        var types: Set<String> = []
+        for line in r.text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") { types.insert(String(line.split(separator: " ")[2])) }
+            if line.hasPrefix("#") { continue }
+            #expect(line.wholeMatch(of: sample) != nil, "not a Prometheus sample: \(line)")
+        }
+        for name in [
+            "aspect_requests_total", "aspect_cache_hits_total", "aspect_cache_misses_total", "aspect_cache_bytes",
+            "aspect_cache_entries", "aspect_render_seconds", "aspect_queue_depth", "aspect_open_connections",
+            "aspect_coalesced_waiters_total", "aspect_cache_evictions_total", "aspect_connections_refused_total",
+            "aspect_accept_paused_total",
+        ] {
+            #expect(types.contains(name), "\(name) missing")
+        }
+        let metrics = r.text
         #expect(metrics.contains(#"aspect_requests_total{route="/thumb",status="200"} 2"#), "\(metrics)")
         #expect(metrics.contains(#"aspect_requests_total{route="/thumb",status="404"} 1"#))
         #expect(
             Self.value(metrics, "aspect_cache_hits_total") == 1 && Self.value(metrics, "aspect_cache_misses_total") == 1
         )
+        #expect(Self.value(metrics, "aspect_render_seconds_count") == 1)
+    }
+
+    /// Results made under another shrink-on-load rule are other entries: the rule flipped
+    /// misses with a new ETag, and flipping it back hits what the first made.
+    @Test func theShrinkOnLoadRuleIsPartOfTheCacheKey() throws {
+        let fast = try Harness { $0.images.fastShrinkOnLoad = true }
+        let slow = try Harness(sharingStoresOf: fast) { $0.images.fastShrinkOnLoad = false }
+        let fastAgain = try Harness(sharingStoresOf: fast) { $0.images.fastShrinkOnLoad = true }
+        let target = "/thumb?src=landscape.jpg&w=200"
+        let first = fast.get(target)
+        let flipped = slow.get(target)
+        let back = fastAgain.get(target)
+        #expect(first.headers["X-Cache"] == "MISS" && flipped.headers["X-Cache"] == "MISS")
+        #expect(back.headers["X-Cache"] == "HIT" && back.headers["ETag"] == first.headers["ETag"])
+        #expect(flipped.headers["ETag"] != first.headers["ETag"])
     }
 
     static func value(_ metrics: String, _ name: String) -> Int {

@@ -31,6 +31,17 @@ struct Harness {
         try sources.put("logo.png", "800x800 png alpha")
     }
 
+    /// A second service on the same sources and results (a restart with another
+    /// configuration, say).
+    init(sharingStoresOf other: Harness, _ configure: (inout Config) throws -> Void) throws {
+        sources = other.sources
+        results = other.results
+        renderer = other.renderer
+        var config = Config()
+        try configure(&config)
+        handler = ServiceHandler(config: config, sources: sources, results: results, renderer: renderer, signer: nil)
+    }
+
     /// With a signing key: a harness whose handler checks `sig`.
     init(signingKey: String, _ configure: (inout Config) throws -> Void = { _ in }) throws {
         let plain = try Harness(configure)
