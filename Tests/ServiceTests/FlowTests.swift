@@ -203,6 +203,41 @@ import Testing
         #expect(flipped.headers["ETag"] != first.headers["ETag"])
     }
 
+    /// A remote source: the request waits on a fetch thread, not a worker; requests for
+    /// other sizes that queued behind the download use it rather than fetch again.
+    @Test func requestsQueuedBehindADownloadUseIt() throws {
+        let h = try Harness { $0.sources.concurrency = 1 }
+        h.sources.remote.store(true, ordering: .relaxed)
+        h.sources.gate.lock()
+        let responders = (0..<5).map { _ in CapturingResponder() }
+        for (i, r) in responders.enumerated() { h.send("/thumb?src=landscape.jpg&w=\(100 + i)", to: r) }
+        h.sources.gate.unlock()
+        let answers = responders.map { Answer($0.wait()) }
+        #expect(answers.map(\.status) == [200, 200, 200, 200, 200], "\(answers.map(\.text))")
+        // Each its own size: what the same request makes from a folder-like source.
+        let local = try Harness()
+        #expect(answers.map(\.body) == (0..<5).map { local.get("/thumb?src=landscape.jpg&w=\(100 + $0)").body })
+        #expect(h.sources.fetches.load(ordering: .relaxed) == 1)
+    }
+
+    /// A fetch still queued when its client has gone is dropped: the origin is not asked
+    /// for nobody, and the metrics count it.
+    @Test func aQueuedFetchWhoseClientLeftIsDropped() throws {
+        let h = try Harness { $0.sources.concurrency = 1 }
+        h.sources.remote.store(true, ordering: .relaxed)
+        h.sources.gate.lock()
+        let first = CapturingResponder()
+        h.send("/thumb?src=landscape.jpg&w=100", to: first)
+        let left = CapturingResponder()
+        h.send("/thumb?src=logo.png&w=100", to: left)
+        left.gone.store(true, ordering: .relaxed)
+        h.sources.gate.unlock()
+        #expect(Answer(first.wait()).status == 200)
+        let metrics = h.get("/metrics").text
+        #expect(metrics.contains("aspect_source_fetches_abandoned_total 1\n"), "\(metrics)")
+        #expect(h.sources.fetches.load(ordering: .relaxed) == 1, "logo.png was never fetched")
+    }
+
     static func value(_ metrics: String, _ name: String) -> Int {
         let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1

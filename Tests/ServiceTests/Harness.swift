@@ -58,19 +58,26 @@ struct Harness {
     /// What a client gets for `target`: routed as the server would, deferred and pooled
     /// work run on threads of their own, the body read whole.
     func get(_ target: String, headers: [(String, String)] = [], method: String = "GET") -> Answer {
+        let responder = CapturingResponder()
+        send(target, headers: headers, method: method, to: responder)
+        return Answer(responder.wait())
+    }
+
+    /// Routes `target` and starts what the route says, answering `responder`; returns at once.
+    func send(
+        _ target: String, headers: [(String, String)] = [], method: String = "GET", to responder: CapturingResponder
+    ) {
         let (path, query) =
             target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) }
             ?? (target, "")
         let head = HTTPRequestHead(
             method: method, target: target, path: path, query: query, minorVersion: 1,
             headers: HTTPHeaders(headers.map { (name: $0.0, value: $0.1) }), keepAlive: true)
-        let responder = CapturingResponder()
         switch handler.route(head, context: RequestContext(draining: false, server: NoServer())) {
         case .respond(let r): responder.respond(r)
         case .work(let job): responder.work(job)
         case .deferred(let start): start(responder)
         }
-        return Answer(responder.wait())
     }
 }
 
@@ -97,11 +104,13 @@ struct NoServer: ServerFigures {
     var snapshot: ServerSnapshot { ServerSnapshot() }
 }
 
-/// Takes the one answer, from whichever thread gives it; `work` runs on a thread.
+/// Takes the one answer, from whichever thread gives it; `work` runs on a thread. `gone`
+/// plays a client that has hung up.
 final class CapturingResponder: Responder, @unchecked Sendable {
     /// `@unchecked Sendable`: `answer` is guarded by `done`'s lock.
     private let done = NSCondition()
     private var answer: HTTPResponse?
+    let gone = Atomic<Bool>(false)
 
     func respond(_ response: HTTPResponse) {
         done.lock()
@@ -114,7 +123,7 @@ final class CapturingResponder: Responder, @unchecked Sendable {
         Thread { self.respond(job()) }.start()
     }
 
-    var clientGone: Bool { false }
+    var clientGone: Bool { gone.load(ordering: .relaxed) }
 
     func wait() -> HTTPResponse {
         done.lock()
@@ -126,10 +135,16 @@ final class CapturingResponder: Responder, @unchecked Sendable {
 }
 
 /// Sources as text files, "W×H format [alpha]": what the renderer reads back. Each `put`
-/// is a new version.
+/// is a new version. With `remote`, a source is known only once fetched (as an origin's
+/// is): `resolve` says `needsFetch` until then, and `fetch` waits while `gate` is held.
 final class TextSources: SourceStore {
     let dir: String
     private let versions = Mutex<[String: Int]>([:])
+    let remote = Atomic<Bool>(false)
+    private let fetched = Mutex<Set<String>>([])
+    let fetches = Atomic<Int>(0)
+    /// Held by a test to keep fetches waiting; a fetch passes once it is released.
+    let gate = NSLock()
 
     init(dir: String) throws {
         self.dir = dir
@@ -147,6 +162,11 @@ final class TextSources: SourceStore {
     var name: String { dir }
 
     func resolve(_ src: String) -> SourceResolution {
+        if remote.load(ordering: .relaxed), !fetched.withLock({ $0.contains(src) }) { return .needsFetch }
+        return known(src)
+    }
+
+    private func known(_ src: String) -> SourceResolution {
         guard let n = versions.withLock({ $0[src] }) else {
             return .failed(ServiceFailure(AspectError(.notFound, "no such source image: \(src)"), stage: "open"))
         }
@@ -158,7 +178,11 @@ final class TextSources: SourceStore {
     }
 
     func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
-        switch resolve(src) {
+        fetches.add(1, ordering: .relaxed)
+        gate.lock()
+        gate.unlock()
+        fetched.withLock { _ = $0.insert(src) }
+        return switch known(src) {
         case .ready(let i), .stale(let i): .success(i)
         case .failed(let f): .failure(f)
         case .needsFetch: .failure(ServiceFailure(AspectError(.internalError, "needs a fetch"), stage: "fetch"))
@@ -173,7 +197,8 @@ final class TextSources: SourceStore {
 
     func readinessProblem() -> String? { nil }
     var cacheProblem: String? { nil }
-    var fetchFigures: FetchFigures? { nil }
+    /// A fetching store reports fetch figures (and /metrics then shows the fetch series).
+    var fetchFigures: FetchFigures? { remote.load(ordering: .relaxed) ? FetchFigures() : nil }
 }
 
 /// Results as files in a folder, by key, opened on each hit.
