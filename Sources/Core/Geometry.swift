@@ -93,12 +93,23 @@ public enum Geometry {
             case .fit, .pad: min(sx, sy)
             case .fill, .stretch: max(sx, sy)
             }
+        // Which axis sets s, told by integer products (bw·H0 against bh·W0) rather than by
+        // the Doubles: sides are then worked out as exact fractions, so that a half is a
+        // half (69/1600 is not exact as a Double, and 2400 × it came out 103.4999… for
+        // SPEC's 103.5, which rounds to 104).
+        let widthFirst = Int64(box.width) * Int64(source.height) <= Int64(box.height) * Int64(source.width)
+        let widthSets = r.mode == .fit || r.mode == .pad ? widthFirst : !widthFirst
         if !r.upscale, s > 1 {
             // Divide the box by s: the output needs no more pixels than the source has,
             // and keeps the requested aspect. Sides are at most the source's, so they fit.
-            box = Size(
-                width: Rounding.side(Double(box.width) / s) ?? source.width,
-                height: Rounding.side(Double(box.height) / s) ?? source.height)
+            box =
+                widthSets
+                ? Size(
+                    width: source.width,
+                    height: Self.side(box.height, times: source.width, over: box.width) ?? source.height)
+                : Size(
+                    width: Self.side(box.width, times: source.height, over: box.height) ?? source.width,
+                    height: source.height)
             sx = Double(box.width) / w0
             sy = Double(box.height) / h0
             s = 1
@@ -113,7 +124,9 @@ public enum Geometry {
         // the box. Only fill with upscaling, on a source of extreme aspect, can scale a
         // side past what an Int holds: an error, not a wrong plan.
         func scaled() throws(AspectError) -> Size {
-            guard let sw = Rounding.side(w0 * s), let sh = Rounding.side(h0 * s) else {
+            let sw: Int? = widthSets ? box.width : Self.side(source.width, times: box.height, over: source.height)
+            let sh: Int? = widthSets ? Self.side(source.height, times: box.width, over: source.width) : box.height
+            guard let sw, let sh else {
                 throw AspectError(
                     .sourceTooLarge, "the source \(source) scaled by \(s) would be larger than any image can be")
             }
@@ -178,6 +191,12 @@ public enum Geometry {
     }
 
     private static func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
+
+    /// `a × b / c` by SPEC's rounding, at least 1, from the integers: the product is exact
+    /// in a Double, and so is a quotient that is a half. Nil beyond any size.
+    static func side(_ a: Int, times b: Int, over c: Int) -> Int? {
+        Rounding.side(Double(a) * Double(b) / Double(max(1, c)))
+    }
 
     /// SPEC's rounding (`Rounding.round`), as a Double for the box arithmetic.
     private static func round(_ x: Double) -> Double? { Rounding.round(x).map(Double.init) }

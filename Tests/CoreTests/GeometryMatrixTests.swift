@@ -26,6 +26,10 @@ import Testing
     /// SPEC's rounding, written again.
     static func r(_ x: Double) -> Int { max(1, Int(x.rounded(.toNearestOrAwayFromZero))) }
 
+    /// `a / b` for positive integers, rounded half up, at least 1: SPEC's rounding on an
+    /// exact fraction, in integers only.
+    static func ri(_ a: Int, _ b: Int) -> Int { max(1, (2 * a + b) / (2 * b)) }
+
     /// The output size SPEC gives, or `nil` for an error 400.
     static func oracle(_ src: Size, _ g: Given, _ mode: Mode, _ upscale: Bool, _ dpr: Double, max: Int = 4096) -> Size?
     {
@@ -56,14 +60,18 @@ import Testing
             (bw, bh) = (Double(min(r(bw * fit), max)), Double(min(r(bh * fit), max)))
         }
         if bw > Double(max) || bh > Double(max) { return nil }
-        var s = mode == .fit || mode == .pad ? min(bw / srcW, bh / srcH) : Swift.max(bw / srcW, bh / srcH)
+        // s is bw / W0 or bh / H0: which, by the exact fractions (bw·H0 against bh·W0).
+        let (w0, h0) = (src.width, src.height)
+        let widthFirst = Int(bw) * h0 <= Int(bh) * w0
+        let widthSets = mode == .fit || mode == .pad ? widthFirst : !widthFirst
+        let s = widthSets ? bw / srcW : bh / srcH
         if !upscale && s > 1 {
-            bw = Double(r(bw / s))
-            bh = Double(r(bh / s))
-            s = 1
+            (bw, bh) =
+                widthSets ? (srcW, Double(ri(Int(bh) * w0, Int(bw)))) : (Double(ri(Int(bw) * h0, Int(bh))), srcH)
         }
         switch mode {
-        case .fit: return size(min(r(srcW * s), Int(bw)), min(r(srcH * s), Int(bh)))
+        case .fit:
+            return widthSets ? size(Int(bw), ri(h0 * Int(bw), w0)) : size(ri(w0 * Int(bh), h0), Int(bh))
         case .fill, .pad, .stretch: return size(Int(bw), Int(bh))
         }
     }

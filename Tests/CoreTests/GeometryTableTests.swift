@@ -70,6 +70,20 @@ import Testing
         #expect(plan.output == size(Int(300 * dpr), Int(225 * dpr)))
     }
 
+    /// A side that is exactly a half rounds up, though the scale is no exact Double:
+    /// w=104 on 2400×1600 is the box 104×69, s = 69/1600, and the width 2400·69/1600 =
+    /// 103.5 → 104 (it came out 103 when the width was worked out as 2400 × s).
+    @Test(arguments: [
+        (size(2400, 1600), 104, Mode.fit, size(104, 69)), (size(1600, 2400), 104, Mode.fit, size(104, 156)),
+        (size(2400, 1600), 104, Mode.pad, size(104, 69)), (size(2400, 1600), 104, Mode.fill, size(104, 69)),
+    ])
+    func aHalfIsAHalf(source: Size, w: Int, mode: Mode, output: Size) throws {
+        let plan = try Geometry.plan(source: source, request: request(w: w, mode: mode), limits: defaultLimits)
+        #expect(plan.output == output)
+        #expect(plan.resized.width >= output.width && plan.resized.height >= output.height || mode != .fill)
+        if mode != .fill { #expect(plan.resized == output) }
+    }
+
     @Test func dprRoundsEachSide() throws {
         let plan = try Geometry.plan(
             source: size(4000, 3000), request: request(w: 101, h: 33, mode: .stretch, dpr: 1.5), limits: defaultLimits)
