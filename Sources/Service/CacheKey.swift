@@ -12,7 +12,9 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     public let hex: String
 
     public init(canonical: String, source: SourceIdentity, format: String, rendering: String) {
-        let parts = ["aspect-cache-2", canonical, source.path, source.version, format, rendering]
+        // The layout's version, raised when a release changes what a request renders:
+        // 3 since sides that are exactly a half round up (w=104 on 2400×1600 is 104 wide).
+        let parts = ["aspect-cache-3", canonical, source.path, source.version, format, rendering]
         // NUL never appears in any part (the parser refuses it, a version is made without
         // it but for a file's, below), so the join is unambiguous.
         hex = SHA256.hex(parts.joined(separator: "\u{0}"))
