@@ -122,6 +122,11 @@ int cvips_source_expired(VipsSource *source) {
     return f && f->expired;
 }
 
+void cvips_restrict_loaders(const char *const *allowed, int count) {
+    vips_operation_block_set("VipsForeignLoad", TRUE);
+    for (int i = 0; i < count; i++) vips_operation_block_set(allowed[i], FALSE);
+}
+
 const char *cvips_find_loader(VipsSource *source) { return vips_foreign_find_load_source(source); }
 
 int cvips_open_header(VipsSource *source, VipsImage **out) {

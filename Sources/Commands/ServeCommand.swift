@@ -34,6 +34,7 @@ enum ServeCommand {
         }
         let thumbnailer: Thumbnailer
         do throws(ImagingError) {
+            try Vips.restrictLoaders(to: Set(config.images.formats))
             thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
         } catch {
             log(.error, "\(error)")

@@ -83,6 +83,7 @@ enum ThumbCommand {
             return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))
         }
         do throws(ImagingError) {
+            try Vips.restrictLoaders(to: Set(config.images.formats))
             let thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
             let result = try thumbnailer.thumbnail(path: src, request: request, requestLimits: config.requestLimits)
             if let problem = AtomicFile.write(result.bytes, to: out) { return fail(1, problem) }

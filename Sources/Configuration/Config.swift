@@ -27,8 +27,9 @@ public struct Config: Equatable, Sendable {
     public struct Images: Equatable, Sendable {
         /// The folder `src` is relative to (absolute once loaded).
         public var root = "samples"
-        /// The source formats decoded, by libvips loader. SVG, PDF and ImageMagick can read
-        /// other files or run interpreters: off unless listed.
+        /// The source formats decoded, by libvips loader; every other loader is blocked in
+        /// libvips at start-up. SVG and PDF are off unless listed until their sources are
+        /// sanitised and bounded (issue 24); ImageMagick is never offered.
         public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
         /// JPEG shrink-on-load by the largest of 8, 4, 2 the scale allows (sharp's and
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
@@ -44,7 +45,7 @@ public struct Config: Equatable, Sendable {
 
         /// Every format a loader of Debian's libvips can be named by here.
         public static let knownFormats = [
-            "jpeg", "png", "webp", "gif", "heif", "tiff", "svg", "pdf", "jxl", "jp2k", "magick",
+            "jpeg", "png", "webp", "gif", "heif", "tiff", "svg", "pdf", "jxl", "jp2k",
         ]
     }
 

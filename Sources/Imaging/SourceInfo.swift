@@ -58,6 +58,24 @@ public struct ImagingLimits: Equatable, Sendable {
 
 /// libvips' loader class names, by the format they read.
 enum LoaderName {
+    /// The loader classes (with their file, buffer and source subclasses) that read
+    /// `format` in Debian's libvips 8.14: what `Vips.restrictLoaders` leaves unblocked.
+    static func classes(of format: String) -> [String] {
+        switch format {
+        case "jpeg": ["VipsForeignLoadJpeg"]
+        case "png": ["VipsForeignLoadPng"]
+        case "webp": ["VipsForeignLoadWebp"]
+        case "gif": ["VipsForeignLoadNsgif"]
+        case "heif": ["VipsForeignLoadHeif"]
+        case "tiff": ["VipsForeignLoadTiff"]
+        case "svg": ["VipsForeignLoadSvg"]
+        case "pdf": ["VipsForeignLoadPdf"]
+        case "jxl": ["VipsForeignLoadJxl"]
+        case "jp2k": ["VipsForeignLoadJp2k"]
+        default: []
+        }
+    }
+
     /// `VipsForeignLoadJpegFile` → `jpeg`; an unknown loader → its lower-cased stem.
     static func format(of loader: String) -> String {
         var stem = Substring(loader)

@@ -85,7 +85,11 @@ public struct Thumbnailer: Sendable {
         let source = try VSource(file, deadline: deadline)
         guard let loader = cvips_find_loader(source.pointer) else {
             throw ImagingError(
-                .header, AspectError(.unsupportedSource, "the source is not an image this service can decode"),
+                .header,
+                AspectError(
+                    .unsupportedSource,
+                    "the source is not an image this service decodes; it decodes \(limits.formats.sorted().joined(separator: ", "))"
+                ),
                 detail: Vips.takeError())
         }
         let format = LoaderName.format(of: String(cString: loader))

@@ -18,6 +18,18 @@ public enum Vips {
         }
     }
 
+    /// Blocks every libvips loader but those that read `formats` (SPEC: Source formats),
+    /// for the whole process: ImageMagick, OpenSlide, FITS, matrix, CSV, raw, vips, EXR
+    /// and the rest are then never reached, whatever a source's bytes look like. The
+    /// executable calls it once, with `images.formats`, before serving.
+    public static func restrictLoaders(to formats: Set<String>) throws(ImagingError) {
+        try start()
+        let names = formats.sorted().flatMap { LoaderName.classes(of: $0) }.map { strdup($0) }
+        defer { for n in names { free(n) } }
+        var pointers = names.map { UnsafePointer($0) }
+        pointers.withUnsafeMutableBufferPointer { cvips_restrict_loaders($0.baseAddress, Int32($0.count)) }
+    }
+
     /// Where libvips' and GLib's log lines go: level, domain (`VIPS`, `GLib`, …), message.
     public typealias LogSink = @Sendable (Config.LogLevel, String, String) -> Void
 

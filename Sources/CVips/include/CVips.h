@@ -32,6 +32,10 @@ VipsSource *cvips_source_new(int fd, unsigned long long deadline_ns);
 int cvips_source_expired(VipsSource *source);
 
 /// The name of the loader for a source (sniffed from its first bytes), or NULL.
+/// Blocks every libvips loader (the VipsForeignLoad hierarchy), then unblocks the classes
+/// named: a loader left blocked is never picked, whatever the bytes look like.
+void cvips_restrict_loaders(const char *const *allowed, int count);
+
 const char *cvips_find_loader(VipsSource *source);
 
 /// Opens a source lazily: reads the header only, decodes nothing.
