@@ -22,7 +22,7 @@ public struct Thumbnail: Sendable, Hashable {
     }
 
     public enum Format: String, Sendable, CaseIterable {
-        case auto, jpeg, png, webp, avif, gif
+        case auto, jpeg, png, webp, avif, jxl, gif
     }
 
     /// The parameters so far, by name.

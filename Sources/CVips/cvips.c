@@ -301,6 +301,10 @@ int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, in
                                 "strip", strip ? TRUE : FALSE, NULL);
 }
 
+int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {
+    return vips_jxlsave_buffer(in, buffer, length, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
+}
+
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length) {
     return vips_tiffsave_buffer(in, buffer, length, NULL);
 }

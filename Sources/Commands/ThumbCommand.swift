@@ -32,7 +32,7 @@ enum ThumbCommand {
 
 
             Makes one thumbnail with the same pipeline and rules as GET /thumb. The format comes from
-            OUT's extension (.jpg, .jpeg, .png, .webp, .avif, .gif). Limits come from the configuration
+            OUT's extension (.jpg, .jpeg, .png, .webp, .avif, .jxl, .gif). Limits come from the configuration
             (config.json if present, ASPECT_* variables). Exit status: 0 done, 2 bad arguments,
             1 the source could not be made into a thumbnail.
             """
@@ -69,7 +69,7 @@ enum ThumbCommand {
         guard positional.count == 2 else { return fail(2, "give SRC and OUT\n\n\(usage)") }
         let (src, out) = (positional[0], positional[1])
         guard let format = ImageFormat(fileExtension: URL(fileURLWithPath: out).pathExtension) else {
-            return fail(2, "OUT must end in .jpg, .jpeg, .png, .webp, .avif or .gif, got '\(out)'")
+            return fail(2, "OUT must end in .jpg, .jpeg, .png, .webp, .avif, .jxl or .gif, got '\(out)'")
         }
         query.append(("format", format.rawValue))
 

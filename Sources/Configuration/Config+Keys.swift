@@ -96,6 +96,8 @@ extension Config {
         .boolean(
             "http.autoAvif", "format=auto may choose AVIF for clients that accept it (AVIF costs more to encode)",
             \.http.autoAvif),
+        .boolean(
+            "http.autoJxl", "format=auto may choose JPEG XL, before AVIF, for clients that accept it", \.http.autoJxl),
         .integer(
             "limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
         .decimal("limits.maxDpr", 1...10, "largest dpr", \.limits.maxDpr),

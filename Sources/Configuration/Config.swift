@@ -30,7 +30,7 @@ public struct Config: Equatable, Sendable {
         /// The source formats decoded, by libvips loader; every other loader is blocked in
         /// libvips at start-up. SVG and PDF are off unless listed until their sources are
         /// sanitised and bounded (issue 24); ImageMagick is never offered.
-        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff"]
+        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl"]
         /// JPEG shrink-on-load by the largest of 8, 4, 2 the scale allows (sharp's and
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
         /// two for the final resize: faster, at a small cost in fidelity (BENCHMARKS.md).
@@ -68,6 +68,8 @@ public struct Config: Equatable, Sendable {
         public var demoPage = false
         /// `format=auto` may choose AVIF when `Accept` lists it (off: AVIF costs more to encode).
         public var autoAvif = false
+        /// `format=auto` may choose JPEG XL (before AVIF) when `Accept` lists it.
+        public var autoJxl = false
     }
 
     public struct Limits: Equatable, Sendable {
@@ -178,7 +180,8 @@ public struct Config: Equatable, Sendable {
 
     /// The limits a request is parsed and planned against.
     public var requestLimits: RequestLimits {
-        RequestLimits(maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif)
+        RequestLimits(
+            maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl)
     }
 
     /// Whether `sig` is required.

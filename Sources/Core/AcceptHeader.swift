@@ -1,18 +1,23 @@
 import Foundation
 
 extension FormatChoice {
-    /// The concrete format: the one named, or for `auto` AVIF when `autoAvif` and `accept`
-    /// lists `image/avif`, else WebP when it lists `image/webp`, else PNG when the result
-    /// has alpha, else JPEG.
-    public func resolve(accept: String?, resultHasAlpha: Bool, autoAvif: Bool = false) -> ImageFormat {
+    /// The concrete format: the one named, or for `auto` JPEG XL when `autoJxl` and `accept`
+    /// lists `image/jxl`, else AVIF when `autoAvif` and `accept` lists `image/avif`, else
+    /// WebP when it lists `image/webp`, else PNG when the result has alpha, else JPEG.
+    public func resolve(accept: String?, resultHasAlpha: Bool, autoAvif: Bool = false, autoJxl: Bool = false)
+        -> ImageFormat
+    {
         switch self {
         case .jpeg: .jpeg
         case .png: .png
         case .webp: .webp
         case .avif: .avif
+        case .jxl: .jxl
         case .gif: .gif
         case .auto:
-            if autoAvif, let accept, AcceptHeader.accepts(accept, "image/avif") {
+            if autoJxl, let accept, AcceptHeader.accepts(accept, "image/jxl") {
+                .jxl
+            } else if autoAvif, let accept, AcceptHeader.accepts(accept, "image/avif") {
                 .avif
             } else if let accept, AcceptHeader.accepts(accept, "image/webp") {
                 .webp
@@ -29,9 +34,10 @@ extension FormatChoice {
 /// listed, and not with `q=0`. Wildcards do not count: `*/*` does not promise WebP.
 public enum AcceptHeader {
     /// What `format=auto`'s answer depends on in `accept`, as a tag for the cache key:
-    /// `auto+avif`, `auto+webp` or `auto`.
-    public static func autoTag(_ accept: String?, autoAvif: Bool) -> String {
+    /// `auto+jxl`, `auto+avif`, `auto+webp` or `auto`.
+    public static func autoTag(_ accept: String?, autoAvif: Bool, autoJxl: Bool = false) -> String {
         guard let accept else { return "auto" }
+        if autoJxl, accepts(accept, "image/jxl") { return "auto+jxl" }
         if autoAvif, accepts(accept, "image/avif") { return "auto+avif" }
         return accepts(accept, "image/webp") ? "auto+webp" : "auto"
     }

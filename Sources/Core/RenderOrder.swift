@@ -48,7 +48,7 @@ public struct RenderOrder: Equatable, Sendable {
             ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
             : request.format.resolve(
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
-                autoAvif: limits.autoAvif)
+                autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         return RenderOrder(
             plan: plan, format: format, quality: request.quality,
             animated: moving && (format == .webp || format == .gif))

@@ -51,12 +51,12 @@ public enum Shape: String, Sendable, CaseIterable {
 
 /// What the client asked for as the output format.
 public enum FormatChoice: String, Sendable, CaseIterable {
-    case auto, jpeg, png, webp, avif, gif
+    case auto, jpeg, png, webp, avif, jxl, gif
 }
 
 /// A concrete output format.
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case jpeg, png, webp, avif, gif
+    case jpeg, png, webp, avif, jxl, gif
 
     public var hasAlpha: Bool { self != .jpeg }
 
@@ -67,17 +67,19 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         switch self {
         case .jpeg, .webp: 80
         case .avif: 50
+        case .jxl: 75
         case .png, .gif: nil
         }
     }
 
-    /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`), any case.
+    /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `jxl`, `gif`), any case.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
         case "jpg", "jpeg": self = .jpeg
         case "png": self = .png
         case "webp": self = .webp
         case "avif": self = .avif
+        case "jxl": self = .jxl
         case "gif": self = .gif
         default: return nil
         }

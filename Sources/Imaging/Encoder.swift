@@ -34,6 +34,7 @@ enum Encoder {
             case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, 1)
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, 1)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, 1)
+            case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, 1)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             }
         }

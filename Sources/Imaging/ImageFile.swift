@@ -35,7 +35,7 @@ public struct RawImage: Equatable, Sendable {
 public enum ImageFile {
     /// The container formats that `encode` writes.
     public enum Container: String, Sendable {
-        case jpeg, png, webp, gif, avif, tiff
+        case jpeg, png, webp, gif, avif, jxl, tiff
     }
 
     /// How a fixture carries an ICC profile.
@@ -82,6 +82,7 @@ public enum ImageFile {
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, 0)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, 0)
+            case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, 0)
             case .tiff: cvips_tiffsave(image.pointer, buffer, length)
             }
         }

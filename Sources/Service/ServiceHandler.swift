@@ -135,7 +135,7 @@ public struct ServiceHandler: HTTPHandler {
     /// source identity and result store; then a render or a description.
     private func thumb(_ request: HTTPRequestHead, _ endpoint: Endpoint) -> Route {
         let accept = request.headers["Accept"]
-        let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif)
+        let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl)
         let memoKey = RecentKeys.Target(
             query: endpoint == .thumb ? request.query : "/info?" + request.query, autoTag: autoTag)
         if let known = recent.get(memoKey), sources.isCurrent(known.identity),

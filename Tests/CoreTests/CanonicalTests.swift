@@ -67,6 +67,16 @@ import Testing
         #expect(AcceptHeader.autoTag(browser, autoAvif: true) == "auto+avif")
         #expect(AcceptHeader.autoTag(browser, autoAvif: false) == "auto+webp")
         #expect(AcceptHeader.autoTag(nil, autoAvif: true) == "auto")
+        // http.autoJxl: JPEG XL before AVIF for a client that lists it, only when on.
+        let safari = "image/jxl,image/avif,image/webp,*/*"
+        #expect(FormatChoice.auto.resolve(accept: safari, resultHasAlpha: false, autoAvif: true, autoJxl: true) == .jxl)
+        #expect(FormatChoice.auto.resolve(accept: safari, resultHasAlpha: false, autoAvif: true) == .avif)
+        #expect(FormatChoice.auto.resolve(accept: browser, resultHasAlpha: false, autoJxl: true) == .webp)
+        #expect(FormatChoice.jxl.resolve(accept: nil, resultHasAlpha: true) == .jxl)
+        #expect(AcceptHeader.autoTag(safari, autoAvif: true, autoJxl: true) == "auto+jxl")
+        #expect(AcceptHeader.autoTag(safari, autoAvif: true) == "auto+avif")
+        #expect(ImageFormat.jxl.mimeType == "image/jxl" && ImageFormat.jxl.defaultQuality == 75)
+        #expect(ImageFormat(fileExtension: "JXL") == .jxl)
     }
 
     @Test func colours() {

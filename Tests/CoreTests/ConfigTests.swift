@@ -86,7 +86,8 @@ import Testing
             "sources.cacheMaxBytes": "1000", "sources.revalidateSeconds": "30", "sources.staleSeconds": "20",
             "s3.endpoint": "http://127.0.0.1:9000", "s3.region": "eu-west-3", "s3.pathStyle": "true",
             "s3.accessKeyId": "AKIDEXAMPLE", "s3.secretAccessKey": "wJalrXUtnFEMI", "s3.sessionToken": "token",
-            "security.onlyPresets": "true", "http.autoAvif": "true", "limits.maxAnimationFrames": "50",
+            "security.onlyPresets": "true", "http.autoAvif": "true", "http.autoJxl": "true",
+            "limits.maxAnimationFrames": "50",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
         ]
         #expect(Set(values.keys) == Set(Config.keys.map(\.name)))

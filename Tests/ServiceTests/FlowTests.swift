@@ -47,6 +47,26 @@ import Testing
         #expect(h.get("/thumb?src=landscape.jpg&w=100&format=png").headers["Vary"] == nil)
     }
 
+    /// JPEG XL asked for by name, and by `auto` only with `http.autoJxl` and a client that
+    /// lists `image/jxl`: before AVIF, an entry of its own, `Vary: Accept`.
+    @Test(arguments: [false, true])
+    func jpegXLByNameAndByAutoWhenOn(autoJxl: Bool) throws {
+        let h = try Harness {
+            $0.http.autoJxl = autoJxl
+            $0.http.autoAvif = true
+        }
+        let named = h.get("/thumb?src=landscape.jpg&w=100&format=jxl")
+        #expect(named.headers["Content-Type"] == "image/jxl" && named.headers["Vary"] == nil)
+        let safari = [("Accept", "image/jxl,image/avif,image/webp,*/*")]
+        let auto = h.get("/thumb?src=landscape.jpg&w=100", headers: safari)
+        #expect(auto.headers["Content-Type"] == (autoJxl ? "image/jxl" : "image/avif"))
+        #expect(auto.headers["Vary"] == "Accept")
+        let chrome = h.get("/thumb?src=landscape.jpg&w=100", headers: [("Accept", "image/avif,image/webp,*/*")])
+        #expect(
+            chrome.headers["Content-Type"] == "image/avif" && chrome.headers["ETag"] != auto.headers["ETag"] || !autoJxl
+        )
+    }
+
     @Test(arguments: [
         ("/thumb?w=100", 400, "bad_param"),
         ("/thumb?src=landscape.jpg&w=0", 400, "bad_param"),

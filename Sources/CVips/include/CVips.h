@@ -106,6 +106,7 @@ int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression,
 int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
 
 /// Every page (frame) of an image in memory, stacked, lazily.
