@@ -9,20 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${N:-20}"; PHOTO="${PHOTO:-medium.jpg}"; FORMATS="${FORMATS:-webp avif jxl}"
-PEERS="$(cd ../shared/peers && pwd)"
-bash scripts/setup.sh
-. "$PEERS/common.sh"
-need_apt curl
-[ -f "$IMAGES/$PHOTO" ] || "$PEERS/make-corpus.sh" >/dev/null
-swift build -c release --product aspect >/dev/null
-BIN="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
-out=$(mktemp -d); echo "raw output: $out" >&2
+. bench/lib.sh
+bench_start curl
 mkdir -p "$out/images"
 for f in $FORMATS; do
   for i in $(seq "$N"); do cp "$IMAGES/$PHOTO" "$out/images/$f-$i.jpg"; done
 done
 cat "$out"/images/* > /dev/null
-. bench/lib.sh
 serve_images 18480
 Q="w=600&h=400&mode=fill"
 for i in $(seq "$N"); do

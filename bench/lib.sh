@@ -1,5 +1,19 @@
 # Shared by the bench scripts; source it.
 
+# bench_start PACKAGE…: what a bench needs before it measures: the service's packages, the
+# peers' helpers (../shared/peers/common.sh: need_apt, wait_http, $IMAGES, …) and the
+# Debian packages named, the photo corpus, a release build in $BIN, a fresh folder in $out.
+bench_start() {
+  PEERS="$(cd ../shared/peers && pwd)"
+  bash scripts/setup.sh
+  . "$PEERS/common.sh"
+  need_apt "$@"
+  [ -f "$IMAGES/big.jpg" ] || "$PEERS/make-corpus.sh" >/dev/null
+  swift build -c release --product aspect >/dev/null
+  BIN="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
+  out=$(mktemp -d); echo "raw output: $out" >&2
+}
+
 # time_of URL: the seconds one request took; it must answer 200 (a bench of errors
 # measures nothing), else the script stops.
 time_of() {
