@@ -15,6 +15,8 @@ public struct ImageInfo: Decodable, Sendable, Equatable {
         public let hasAlpha: Bool
         public let orientation: Int
         public let frames: Int
+        /// Pages of a TIFF, HEIF or PDF (1 for other sources); nil from a server before it.
+        public let pages: Int?
         public let bytes: Int
     }
 

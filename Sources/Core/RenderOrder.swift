@@ -60,20 +60,23 @@ public struct SourceFacts: Equatable, Sendable {
     public var description: SourceDescription
     /// EXIF orientation, 1 … 8.
     public var orientation: Int
-    /// Frames (pages) of an animated source; 1 for a still one.
+    /// Frames of an animated source; 1 for a still one.
     public var frames: Int
+    /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.
+    public var pages: Int
     /// The source shrunk to fit 100×100, upright, sRGB, RGBA with 8 bits a channel.
     public var previewWidth: Int
     public var previewHeight: Int
     public var previewRGBA: [UInt8]
 
     public init(
-        description: SourceDescription, orientation: Int, frames: Int, previewWidth: Int, previewHeight: Int,
-        previewRGBA: [UInt8]
+        description: SourceDescription, orientation: Int, frames: Int, pages: Int = 1, previewWidth: Int,
+        previewHeight: Int, previewRGBA: [UInt8]
     ) {
         self.description = description
         self.orientation = orientation
         self.frames = frames
+        self.pages = pages
         self.previewWidth = previewWidth
         self.previewHeight = previewHeight
         self.previewRGBA = previewRGBA

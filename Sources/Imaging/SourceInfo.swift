@@ -15,8 +15,10 @@ public struct SourceInfo: Equatable, Sendable {
     public var bytes: Int64
     /// What its embedded ICC profile says of its colours.
     public var profile = ICCProfile.Kind.none
-    /// Frames (pages) of an animated source; 1 for a still one.
+    /// Frames of an animated source (GIF, WebP); 1 for a still one.
     public var frames = 1
+    /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.
+    public var pages = 1
 }
 
 /// The limits checked from the header, before any decode.
@@ -58,6 +60,9 @@ public struct ImagingLimits: Equatable, Sendable {
 
 /// libvips' loader class names, by the format they read.
 enum LoaderName {
+    /// The formats whose pages are pages, not an animation's frames.
+    static let pagedFormats: Set<String> = ["tiff", "heif", "pdf"]
+
     /// The loader classes (with their file, buffer and source subclasses) that read
     /// `format` in Debian's libvips 8.14: what `Vips.restrictLoaders` leaves unblocked.
     static func classes(of format: String) -> [String] {

@@ -108,7 +108,11 @@ public struct Thumbnailer: Sendable {
             cvips_open_header(source.pointer, $0)
         }
         let stored = header.size
-        let frames = max(1, Int(vips_image_get_n_pages(header.pointer)))
+        // GIF and WebP pages are an animation's frames; TIFF, HEIF and PDF pages are pages
+        // (SPEC: Source formats), drawn one at a time: the first, as things stand.
+        let count = max(1, Int(vips_image_get_n_pages(header.pointer)))
+        let paged = LoaderName.pagedFormats.contains(format)
+        let frames = paged ? 1 : count
         guard frames <= limits.maxAnimationFrames else {
             throw ImagingError(
                 .limits,
@@ -132,7 +136,7 @@ public struct Thumbnailer: Sendable {
         return SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
-            bytes: bytes, profile: ICCProfile.kind(header.iccProfile), frames: frames)
+            bytes: bytes, profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1)
     }
 
     /// The side `describe` decodes to, at most: what ThumbHash takes.
@@ -160,7 +164,7 @@ public struct Thumbnailer: Sendable {
         return SourceFacts(
             description: SourceDescription(
                 size: info.size, hasAlpha: info.hasAlpha, format: info.format, bytes: info.bytes, frames: info.frames),
-            orientation: info.orientation, frames: info.frames, previewWidth: small.width,
+            orientation: info.orientation, frames: info.frames, pages: info.pages, previewWidth: small.width,
             previewHeight: small.height, previewRGBA: rgba)
     }
 

@@ -27,6 +27,7 @@ enum InfoDocument {
         let blurhash = BlurHash.encode(width: w, height: h, rgb: rgb, x: 4, y: 3)
         var json = #"{"source": {"width": \#(d.size.width), "height": \#(d.size.height), "format": "\#(d.format)", "#
         json += #""hasAlpha": \#(d.hasAlpha), "orientation": \#(facts.orientation), "frames": \#(facts.frames), "#
+        json += #""pages": \#(facts.pages), "#
         json += #""bytes": \#(d.bytes)}, "ratio": \#(Double(d.size.width) / Double(d.size.height)), "#
         json += #""thumbhash": "\#(thumbhash)", "blurhash": "\#(blurhash)", "#
         json += #""averageColor": \#(quoted(Colours.average(rgba: rgba))), "#

@@ -111,6 +111,21 @@ import Testing
         return nil
     }
 
+    /// A multi-page TIFF's pages are pages, not an animation's frames: a still of its first
+    /// page, whatever `format=auto` and the client take, and its page count told.
+    @Test func aMultiPageTIFFIsAStillOfItsFirstPage() throws {
+        let fixtures = try Fixtures()
+        let page = Fixtures.quadrants(width: 120, height: 80)
+        let stack = RawImage(width: 120, height: 240, bands: 3, pixels: page.pixels + page.pixels + page.pixels)
+        let tiff = try fixtures.write("scan.tif", ImageFile.encode(stack, as: .tiff, pageHeight: 80))
+        let info = try Thumbnailer(limits: ImagingLimits()).probe(path: tiff)
+        #expect(info.format == "tiff" && info.pages == 3 && info.frames == 1, "\(info)")
+        #expect(info.size == Size(width: 120, height: 80))
+        let (img, rendered) = try thumb(tiff, "w=60", accept: "image/webp,*/*")
+        #expect(rendered.format == .webp && img.width == 60 && img.height == 40)
+        #expect(try ImageFile.animation(rendered.bytes).frames == 1)
+    }
+
     /// JPEG XL in (a default format): read by its bytes, whatever its name, and planned
     /// on its size as any still.
     @Test func aJpegXLSourceIsReadByItsBytes() throws {

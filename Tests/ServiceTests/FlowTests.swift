@@ -143,11 +143,14 @@ import Testing
         let plain = h.get("/info?src=landscape.jpg")
         #expect(plain.status == 200 && plain.headers["Content-Type"] == "application/json", "\(plain.text)")
         #expect(plain.text.contains(#""width": 2400, "height": 1600"#) && !plain.text.contains("output"))
+        #expect(plain.text.contains(#""frames": 1, "pages": 1, "bytes": "#), "\(plain.text)")
         #expect(h.get("/info?src=landscape.jpg").headers["X-Cache"] == "HIT")
         #expect(h.renderer.descriptions.load(ordering: .relaxed) == 1)
         let planned = h.get("/info?src=landscape.jpg&w=300&ratio=4:3&mode=fill")
         #expect(planned.text.contains(#""output": {"width": 300, "height": 225, "format": "jpeg"}"#), "\(planned.text)")
         #expect(h.get("/thumb?src=landscape.jpg&w=300&ratio=4:3&mode=fill").text.hasPrefix("300x225 jpeg"))
+        try h.sources.put("scan.tif", "1200x1600 tiff pages=3")
+        #expect(h.get("/info?src=scan.tif").text.contains(#""pages": 3"#))
     }
 
     /// 32 identical requests at once: one render, one entry, 32 identical answers.

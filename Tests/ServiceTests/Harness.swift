@@ -276,8 +276,11 @@ final class ScriptRenderer: Renderer {
     func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts {
         let source = try Self.source(file)
         descriptions.add(1, ordering: .relaxed)
+        // "pages=N" among the words: a paged source.
+        let text = String(decoding: file.regularFileSize.flatMap { file.read(count: Int($0)) } ?? [], as: UTF8.self)
+        let pages = text.split(separator: " ").first { $0.hasPrefix("pages=") }.flatMap { Int($0.dropFirst(6)) } ?? 1
         return SourceFacts(
-            description: source, orientation: 1, frames: 1, previewWidth: 4, previewHeight: 4,
+            description: source, orientation: 1, frames: 1, pages: pages, previewWidth: 4, previewHeight: 4,
             previewRGBA: [UInt8](repeating: 128, count: 64))
     }
 }
