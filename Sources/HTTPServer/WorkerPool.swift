@@ -25,7 +25,18 @@ final class WorkerPool: Sendable {
     /// `queueDepth` jobs waiting besides.
     func submit(_ ticket: Ticket, _ job: @escaping Job) -> Bool {
         let complete = complete
-        return threads.submit { complete(ticket, job()) }
+        let answer = Answer()
+        // The answer goes back once the worker no longer counts as busy: a client that
+        // reads /metrics on seeing its 504 sees the worker free.
+        return threads.submit({ answer.response = job() }, then: { complete(ticket, answer.take()) })
+    }
+
+    /// A job's response, from the job to its follow-up. `@unchecked Sendable`: both run on
+    /// the one worker thread that took the job, one after the other.
+    private final class Answer: @unchecked Sendable {
+        var response: HTTPResponse?
+
+        func take() -> HTTPResponse { response ?? .error(500, code: "internal", message: "an internal error occurred") }
     }
 
     /// Jobs waiting for a worker (beyond those idle workers are about to take).

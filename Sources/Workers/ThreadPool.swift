@@ -11,7 +11,7 @@ public final class ThreadPool: @unchecked Sendable {
     public typealias Job = @Sendable () -> Void
 
     private let condition = NSCondition()
-    private var waiting: [Job] = []
+    private var waiting: [(job: Job, then: Job?)] = []
     private var head = 0
     private var running = 0
     private var started = 0
@@ -31,12 +31,14 @@ public final class ThreadPool: @unchecked Sendable {
     }
 
     /// Queues `job`; false when the queue is full (or the pool stopped): every thread busy
-    /// or about to be, and `queueDepth` jobs waiting besides.
-    public func submit(_ job: @escaping Job) -> Bool {
+    /// or about to be, and `queueDepth` jobs waiting besides. `then` runs on the same thread
+    /// once the job no longer counts as busy (a response handed back after it, so whoever
+    /// reads `busy` on seeing the response sees the worker free).
+    public func submit(_ job: @escaping Job, then: Job? = nil) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping, waiting.count - head < queueDepth + (threads - running) else { return false }
-        waiting.append(job)
+        waiting.append((job, then))
         // A thread for this job when every started one is busy or spoken for.
         if started < threads, waiting.count - head > started - running { startThread() }
         condition.signal()
@@ -88,7 +90,7 @@ public final class ThreadPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = waiting[head]
+            let (job, then) = waiting[head]
             head += 1
             if head > 64, head * 2 > waiting.count {
                 waiting.removeFirst(head)
@@ -102,6 +104,7 @@ public final class ThreadPool: @unchecked Sendable {
             condition.lock()
             running -= 1
             condition.unlock()
+            then?()
         }
     }
 }
