@@ -105,7 +105,7 @@ public final class DiskCache: Sendable {
         let shard = "\(dir)/\(hex.prefix(2))"
         mkdir(shard, 0o755)
         let temp = "\(shard)/.tmp-\(hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
-        guard DiskLRU<String>.writeAtomically(path(hex, format), bytes, temporary: temp) else { return false }
+        guard AtomicFile.write(path(hex, format), bytes, temporary: temp) else { return false }
         let (replaced, evicted) = index.insert(hex, format, size: Int64(bytes.count))
         // The same key in another format (a kind renamed) leaves its old file behind.
         if let replaced, replaced.meta != format { unlink(path(hex, replaced.meta)) }
@@ -132,7 +132,7 @@ public final class DiskCache: Sendable {
         }
         let probe = "\(dir)/.tmp-probe-\(getpid())"
         defer { unlink(probe) }
-        guard DiskLRU<String>.writeDurably(probe, Array("probe".utf8)) else {
+        guard AtomicFile.writeDurably(probe, Array("probe".utf8)) else {
             return "cache.dir \(dir) is not writable: \(String(cString: strerror(errno)))"
         }
         return nil

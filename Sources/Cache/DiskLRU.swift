@@ -4,8 +4,8 @@ import Syscalls
 
 /// What the two caches on disk share: an index of entries, each with its size in bytes,
 /// kept under `maxBytes` by letting the least recently used go (down to 90%, so eviction
-/// runs now and then rather than on every insert), rebuilt from the folder on start, and
-/// the one durable write of a file (temporary name, fsync, rename). The result store
+/// runs now and then rather than on every insert), rebuilt from the folder on start; files
+/// are written by `AtomicFile`. The result store
 /// (`DiskCache`) and the source cache (`SourceCache`) each lay out their folder and say
 /// what an entry's `Meta` is; this keeps the books. Thread-safe.
 public final class DiskLRU<Meta: Sendable>: Sendable {
@@ -98,7 +98,11 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
         }
         return doomed
     }
+}
 
+/// The one durable write of the caches on disk: a new file written whole and fsynced, and
+/// put in place under its name by a rename, so a crash never leaves a partial file there.
+public enum AtomicFile {
     /// Writes a new file whole and fsyncs it; false (and the file may be partial) on failure.
     public static func writeDurably(_ path: String, _ bytes: [UInt8]) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -113,7 +117,7 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
 
     /// Writes `bytes` under `temporary`, fsynced, then renames it to `path`: whole or not
     /// at all; nothing is left under `temporary` either way.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], temporary: String) -> Bool {
+    public static func write(_ path: String, _ bytes: [UInt8], temporary: String) -> Bool {
         guard writeDurably(temporary, bytes), rename(temporary, path) == 0 else {
             unlink(temporary)
             return false

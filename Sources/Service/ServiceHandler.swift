@@ -28,8 +28,9 @@ public struct ServiceHandler: HTTPHandler {
     /// Where fetches from a remote origin wait: not on the image workers. Its threads start
     /// with the first fetch, so a folder root has none.
     let fetches: ThreadPool
-    /// `presets`, checked when the configuration was loaded.
-    let presets: Presets
+    /// Whether the sources fetch (an HTTP or S3 root): only then are source-cache hits
+    /// and misses counted, so a folder root's requests take no lock for them.
+    let countsSourceCache: Bool
 
     public init(
         config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
@@ -43,7 +44,7 @@ public struct ServiceHandler: HTTPHandler {
         self.demoPage = demoPage
         fetches = ThreadPool(
             name: "aspect-fetch", threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
-        presets = config.parsedPresets
+        countsSourceCache = sources.fetchFigures != nil
     }
 
     /// What a render leaves for every request waiting on it.
@@ -164,7 +165,7 @@ public struct ServiceHandler: HTTPHandler {
         let parsed: ThumbRequest
         let expanded: QueryParameters
         do throws(AspectError) {
-            expanded = try presets.expand(params, onlyPresets: config.security.onlyPresets)
+            expanded = try config.parsedPresets.expand(params, onlyPresets: config.security.onlyPresets)
             parsed = try ThumbRequest.parse(expanded, limits: config.requestLimits)
         } catch {
             return .respond(Self.error(error))
@@ -178,10 +179,10 @@ public struct ServiceHandler: HTTPHandler {
         case .failed(let failure):
             return .respond(Self.error(failure))
         case .ready(let identity), .stale(let identity):
-            metrics.sourceCache(hit: true)
+            if countsSourceCache { metrics.sourceCache(hit: true) }
             return identified(known, identity)
         case .needsFetch:
-            metrics.sourceCache(hit: false)
+            if countsSourceCache { metrics.sourceCache(hit: false) }
             return fetching(known)
         }
     }

@@ -40,7 +40,6 @@ final class SourceCache: Sendable {
     }
 
     let dir: String
-    let maxBytes: Int64
     /// By `src`.
     private let index: DiskLRU<Kept>
     private let counter = Atomic<UInt64>(0)
@@ -49,7 +48,6 @@ final class SourceCache: Sendable {
 
     init(dir: String, maxBytes: Int64) {
         self.dir = dir
-        self.maxBytes = maxBytes
         index = DiskLRU(maxBytes: maxBytes)
         var problem: String?
         do {
@@ -96,7 +94,7 @@ final class SourceCache: Sendable {
         guard rename(temp, body) == 0 else { return false }
         let recordTemp = "\(dir)/.tmp-\(getpid())-\(counter.add(1, ordering: .relaxed).newValue)"
         guard let data = try? JSONEncoder().encode(record),
-            DiskLRU<Kept>.writeAtomically(recordPath(record.src), Array(data), temporary: recordTemp)
+            AtomicFile.write(recordPath(record.src), Array(data), temporary: recordTemp)
         else {
             unlink(body)
             return false

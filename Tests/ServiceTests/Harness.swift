@@ -18,41 +18,38 @@ struct Harness {
     let renderer: ScriptRenderer
     let handler: ServiceHandler
 
-    init(_ configure: (inout Config) throws -> Void = { _ in }) throws {
+    /// A new service on new stores holding `landscape.jpg` and `logo.png`; with
+    /// `signingKey`, one that checks `sig`.
+    init(signingKey: String? = nil, _ configure: (inout Config) throws -> Void = { _ in }) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-service-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        sources = try TextSources(dir: dir.appendingPathComponent("sources").path)
-        results = try FolderResults(dir: dir.appendingPathComponent("results").path)
-        renderer = ScriptRenderer()
-        var config = Config()
-        try configure(&config)
-        handler = ServiceHandler(config: config, sources: sources, results: results, renderer: renderer, signer: nil)
+        let sources = try TextSources(dir: dir.appendingPathComponent("sources").path)
         try sources.put("landscape.jpg", "2400x1600 jpeg")
         try sources.put("logo.png", "800x800 png alpha")
+        try self.init(
+            sources: sources, results: try FolderResults(dir: dir.appendingPathComponent("results").path),
+            renderer: ScriptRenderer(), signingKey: signingKey, configure)
     }
 
     /// A second service on the same sources and results (a restart with another
     /// configuration, say).
     init(sharingStoresOf other: Harness, _ configure: (inout Config) throws -> Void) throws {
-        sources = other.sources
-        results = other.results
-        renderer = other.renderer
-        var config = Config()
-        try configure(&config)
-        handler = ServiceHandler(config: config, sources: sources, results: results, renderer: renderer, signer: nil)
+        try self.init(
+            sources: other.sources, results: other.results, renderer: other.renderer, signingKey: nil, configure)
     }
 
-    /// With a signing key: a harness whose handler checks `sig`.
-    init(signingKey: String, _ configure: (inout Config) throws -> Void = { _ in }) throws {
-        let plain = try Harness(configure)
+    private init(
+        sources: TextSources, results: FolderResults, renderer: ScriptRenderer, signingKey: String?,
+        _ configure: (inout Config) throws -> Void
+    ) throws {
         var config = Config()
         try configure(&config)
-        config.security.signingKey = signingKey
-        sources = plain.sources
-        results = plain.results
-        renderer = plain.renderer
+        if let signingKey { config.security.signingKey = signingKey }
+        self.sources = sources
+        self.results = results
+        self.renderer = renderer
         handler = ServiceHandler(
-            config: config, sources: sources, results: results, renderer: renderer, signer: Signer(key: signingKey))
+            config: config, sources: sources, results: results, renderer: renderer,
+            signer: signingKey.map { Signer(key: $0) })
     }
 
     /// What a client gets for `target`: routed as the server would, deferred and pooled
