@@ -8,7 +8,7 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libxml2-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -20,8 +20,8 @@ RUN swift build -c release --product aspect --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 # The runtime packages: libvips and what it loads, libcurl and the CA certificates for
-# HTTP and S3 sources (deploy/verify-runtime.sh reads this line).
-ARG RUNTIME_PACKAGES="libvips42 libcurl4 ca-certificates"
+# HTTP and S3 sources, libxml2 for the SVG sanitiser (deploy/verify-runtime.sh reads this line).
+ARG RUNTIME_PACKAGES="libvips42 libcurl4 libxml2 ca-certificates"
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
     && rm -rf /var/lib/apt/lists/* \

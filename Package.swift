@@ -15,6 +15,8 @@ import PackageDescription
     let multiarch = "x86_64-linux-gnu"
 #endif
 let glibIncludes = ["-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include"]
+/// libxml2's headers, where Debian's libxml2-dev puts them.
+let xmlIncludes = ["-I/usr/include/libxml2"]
 
 let package = Package(
     name: "Aspect",
@@ -35,9 +37,16 @@ let package = Package(
         .target(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
+        // libxml2, locked down (no network, no entity, no DTD ever loaded), for the SVG sanitiser.
+        .target(name: "CXML", cSettings: [.unsafeFlags(xmlIncludes)], linkerSettings: [.linkedLibrary("xml2")]),
+        // SVG sanitised before librsvg sees it: an allowlist of elements and attributes, no
+        // reference that leaves the document, the intrinsic size settled.
         .target(
-            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "Syscalls"],
-            swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
+            name: "SVG", dependencies: ["Core", "CXML"],
+            swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
+        .target(
+            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "Syscalls", "SVG"],
+            swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
         .target(
@@ -99,6 +108,9 @@ let package = Package(
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
         .testTarget(
             name: "SourceStoresTests", dependencies: ["SourceStores", "Stores", "Core", "Configuration", "TestSupport"]),
+        .testTarget(
+            name: "SVGTests", dependencies: ["SVG", "Core"],
+            swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer", "Syscalls"], path: "Tests/TestSupport"),
@@ -113,7 +125,7 @@ let package = Package(
             name: "ImagingTestSupport", dependencies: ["Imaging", "CVips", "Core"], path: "Tests/ImagingTestSupport",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport"],
+            name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport", "Syscalls"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(

@@ -129,8 +129,11 @@ void cvips_restrict_loaders(const char *const *allowed, int count) {
 
 const char *cvips_find_loader(VipsSource *source) { return vips_foreign_find_load_source(source); }
 
-int cvips_open_header(VipsSource *source, VipsImage **out) {
-    *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+int cvips_open_header(VipsSource *source, int page, VipsImage **out) {
+    char options[32] = "";
+    if (page > 0)
+        g_snprintf(options, sizeof options, "page=%d", page);
+    *out = vips_image_new_from_source(source, options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     return *out ? 0 : -1;
 }
 
@@ -147,11 +150,19 @@ static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int 
                                  "option_string", options, NULL);
 }
 
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb) {
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
+                          int export_srgb) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
-    // string does.
-    return thumbnail_forced(source, out, width, height, fail_on, export_srgb,
-                            fail_on == VIPS_FAIL_ON_ERROR ? "fail_on=error" : "");
+    // string does, with the page.
+    char options[64] = "";
+    if (fail_on == VIPS_FAIL_ON_ERROR)
+        g_strlcat(options, "fail_on=error", sizeof options);
+    if (page > 0) {
+        char p[24];
+        g_snprintf(p, sizeof p, "%spage=%d", options[0] ? "," : "", page);
+        g_strlcat(options, p, sizeof options);
+    }
+    return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options);
 }
 
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,

@@ -9,20 +9,20 @@ import Syscalls
 struct LibvipsRenderer: Renderer {
     let thumbnailer: Thumbnailer
 
-    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     {
         do throws(ImagingError) {
-            let r = try thumbnailer.render(file: file, order: order)
+            let r = try thumbnailer.render(file: file, page: page, order: order)
             return (r.bytes, r.format)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }
     }
 
-    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts {
         do throws(ImagingError) {
-            return try thumbnailer.describe(file: file)
+            return try thumbnailer.describe(file: file, page: page)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

@@ -110,6 +110,10 @@ extension Config {
             "limits.maxAnimationFrames", 1...100_000,
             "most frames an animated source may have; its frames together count against limits.maxSourcePixels",
             \.limits.maxAnimationFrames),
+        .integer(
+            "limits.maxSvgElements", 1...10_000_000,
+            "most elements an SVG source may have (more: 413), counted before it is sanitised",
+            \.limits.maxSvgElements),
         ConfigKey("security.signingKey", "HMAC key; when set, every /thumb needs sig (at least 16 characters)") {
             c, v, _ in
             guard case .string(let s) = v, s.isEmpty || s.utf8.count >= 16 else {

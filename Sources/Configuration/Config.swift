@@ -30,7 +30,7 @@ public struct Config: Equatable, Sendable {
         /// The source formats decoded, by libvips loader; every other loader is blocked in
         /// libvips at start-up. SVG and PDF are off unless listed until their sources are
         /// sanitised and bounded (issue 24); ImageMagick is never offered.
-        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl"]
+        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl", "svg", "pdf"]
         /// JPEG shrink-on-load by the largest of 8, 4, 2 the scale allows (sharp's and
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
         /// two for the final resize: faster, at a small cost in fidelity (BENCHMARKS.md).
@@ -80,6 +80,8 @@ public struct Config: Equatable, Sendable {
         public var processingTimeoutMs = 10_000
         /// Most frames an animated source may have (GIF, WebP); more is a 413.
         public var maxAnimationFrames = 100
+        /// Most elements an SVG source may have; more is a 413.
+        public var maxSvgElements = 10_000
     }
 
     public struct Security: Equatable, Sendable {

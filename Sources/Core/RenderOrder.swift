@@ -9,13 +9,30 @@ public struct SourceDescription: Equatable, Sendable {
     public var bytes: Int64
     /// Frames of an animated source; 1 for a still one.
     public var frames: Int
+    /// Pages of a paged source (PDF, TIFF, HEIF); 1 for any other. `size` is the asked page's.
+    public var pages: Int
 
-    public init(size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1) {
+    public init(size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1, pages: Int = 1) {
         self.size = size
         self.hasAlpha = hasAlpha
         self.format = format
         self.bytes = bytes
         self.frames = frames
+        self.pages = pages
+    }
+
+    /// The formats drawn from vectors at the scale the plan needs (SPEC: Source formats).
+    public static let vectorFormats: Set<String> = ["svg", "pdf"]
+
+    /// Drawn at any scale, so sharp at any size: no-upscaling does not apply to it.
+    public var isVector: Bool { Self.vectorFormats.contains(format) }
+
+    /// A 400 naming the page count when `page` is past the last one.
+    public func check(page: Int) throws(AspectError) {
+        guard page <= pages else {
+            throw AspectError(
+                .badParam, "page=\(page) is past the last page: the source has \(pages) page\(pages == 1 ? "" : "s")")
+        }
     }
 }
 
@@ -39,7 +56,11 @@ public struct RenderOrder: Equatable, Sendable {
     public static func plan(
         _ request: ThumbRequest, source: SourceDescription, limits: RequestLimits, accept: String?
     ) throws(AspectError) -> RenderOrder {
-        let plan = try Geometry.plan(source: source.size, request: request, limits: limits)
+        try source.check(page: request.page)
+        var geometry = request
+        // A vector is drawn at the scale the plan needs: it has no pixels to run out of.
+        if source.isVector { geometry.upscale = true }
+        let plan = try Geometry.plan(source: source.size, request: geometry, limits: limits)
         // An animation stays one (SPEC: Animated sources): auto is WebP where accepted, else
         // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1.
         let moving = source.frames > 1 && !request.firstFrameOnly

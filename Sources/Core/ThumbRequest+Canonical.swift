@@ -7,6 +7,7 @@ extension ThumbRequest {
     /// `canonical` strings (the basis of the cache key) are equal. `sig` is never part.
     public var normalizedPairs: [(name: String, value: String)] {
         var p: [(name: String, value: String)] = [("src", src)]
+        if page != 1 { p.append(("page", "\(page)")) }
         if let region {
             p.append(
                 ("crop", [region.x, region.y, region.width, region.height].map(decimalString).joined(separator: ",")))

@@ -2,7 +2,8 @@ extension ThumbRequest {
     /// Every parameter name `/thumb` knows.
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
-        "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "sig",
+        "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
+        "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -95,6 +96,12 @@ extension ThumbRequest {
                 throw .badParam("frames must be 1 (the first frame of an animation), got \(quoted(v))")
             }
             r.firstFrameOnly = true
+        }
+        if let v = values["page"] {
+            guard let n = NumberSyntax.integer(Substring(v)), (1...ThumbRequest.maxPage).contains(n) else {
+                throw .badParam("page must be an integer from 1 to \(ThumbRequest.maxPage), got \(quoted(v))")
+            }
+            r.page = n
         }
         if let v = values["sig"] {
             guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {

@@ -159,10 +159,15 @@ public struct ThumbRequest: Equatable, Sendable {
     public var sharpen: Double?
     /// `frames=1`: the first frame of an animated source only.
     public var firstFrameOnly = false
+    /// `page`: the page of a PDF or a multi-page TIFF or HEIF, from 1.
+    public var page = 1
     /// The `sig` parameter, checked by the server against the raw query.
     public var signature: String?
 
     public init(src: String) { self.src = src }
+
+    /// The largest `page` parsed; a source decides where its own last page is.
+    public static let maxPage = 100_000
 
     /// Default corner radius in CSS pixels.
     public static let defaultRadius = 8

@@ -14,20 +14,46 @@ extension OpenFile {
     }
 }
 
-/// One stage's libvips source over a `OpenFile`, with the job's deadline: past it, a
-/// read fails and the loader decoding from it stops.
+/// What the loaders read for one job: the source file as it is, or, for an SVG, the
+/// sanitised document in memory (the file's own bytes are then never drawn).
+final class SourceInput {
+    let file: OpenFile
+    /// The bytes that replace the file's, owned here for as long as a source reads them.
+    let memory: UnsafeMutableRawBufferPointer?
+
+    init(_ file: OpenFile) {
+        self.file = file
+        memory = nil
+    }
+
+    init(_ file: OpenFile, replacedBy bytes: [UInt8]) {
+        self.file = file
+        let m = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        m.copyBytes(from: bytes)
+        memory = UnsafeMutableRawBufferPointer(rebasing: m[0..<bytes.count])
+    }
+
+    deinit { memory?.deallocate() }
+}
+
+/// One stage's libvips source over a `SourceInput`, with the job's deadline: past it, a
+/// read of the file fails and the loader decoding from it stops. (Bytes in memory are not
+/// read against the deadline; it is checked between the stages.)
 final class VSource {
     let pointer: UnsafeMutablePointer<VipsSource>
-    /// Keeps the descriptor open while libvips may read it.
-    private let file: OpenFile
+    /// Keeps the descriptor open, or the bytes allocated, while libvips may read them.
+    private let input: SourceInput
 
-    init(_ file: OpenFile, deadline: Deadline) throws(ImagingError) {
-        guard let p = cvips_source_new(file.fd, deadline.nanoseconds) else {
+    init(_ input: SourceInput, deadline: Deadline) throws(ImagingError) {
+        let made =
+            input.memory.map { vips_source_new_from_memory($0.baseAddress, $0.count) }
+            ?? cvips_source_new(input.file.fd, deadline.nanoseconds)
+        guard let p = made else {
             throw ImagingError(
                 .open, AspectError(.unsupportedSource, "the source cannot be read"), detail: Vips.takeError())
         }
         pointer = p
-        self.file = file
+        self.input = input
     }
 
     deinit { g_object_unref(pointer) }

@@ -19,6 +19,14 @@ public struct SourceInfo: Equatable, Sendable {
     public var frames = 1
     /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.
     public var pages = 1
+    /// The page read, from 1: the one asked for when the source has it, else 1.
+    public var page = 1
+
+    /// What the planner is told.
+    public var description: SourceDescription {
+        SourceDescription(
+            size: size, hasAlpha: hasAlpha, format: format, bytes: bytes, frames: frames, pages: pages)
+    }
 }
 
 /// The limits checked from the header, before any decode.
@@ -33,6 +41,8 @@ public struct ImagingLimits: Equatable, Sendable {
     public var fastShrinkOnLoad: Bool
     /// Most frames of an animated source (`limits.maxAnimationFrames`).
     public var maxAnimationFrames = 100
+    /// Most elements of an SVG source (`limits.maxSvgElements`).
+    public var maxSvgElements = 10_000
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
@@ -55,6 +65,7 @@ public struct ImagingLimits: Equatable, Sendable {
             formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs,
             fastShrinkOnLoad: config.images.fastShrinkOnLoad)
         maxAnimationFrames = config.limits.maxAnimationFrames
+        maxSvgElements = config.limits.maxSvgElements
     }
 }
 

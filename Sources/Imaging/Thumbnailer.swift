@@ -1,6 +1,7 @@
 import CVips
 import Core
 import Foundation
+import SVG
 import Syscalls
 
 /// The libvips pipeline: a source file and Core's plan in, encoded bytes out.
@@ -27,50 +28,77 @@ public struct Thumbnailer: Sendable {
         try thumbnail(file: OpenFile.opening(path), request: request, requestLimits: requestLimits, accept: accept)
     }
 
+    /// The page of `request` from a source, then the whole job as `render(file:page:order:)`.
+
     /// Probes, plans by Core's rules, resolves the format and renders: the whole job for
     /// one request, within `limits.processingTimeoutMs` from now (past it: a `timeout` error).
     public func thumbnail(file: OpenFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        try render(file: file) { source throws(AspectError) in
+        try render(file: file, page: request.page) { source throws(AspectError) in
             try RenderOrder.plan(request, source: source, limits: requestLimits, accept: accept)
         }
     }
 
-    /// Reads the header and checks the limits, asks `order` what to make of a source so
-    /// described (the planner's answer; its error is the header stage's), and renders it:
-    /// within `limits.processingTimeoutMs` from now, the header read included.
-    public func render(file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    /// Reads the header of `page` (from 1) and checks the limits, asks `order` what to make
+    /// of a source so described (the planner's answer; its error is the header stage's),
+    /// and renders it: within `limits.processingTimeoutMs` from now, the header read included.
+    public func render(file: OpenFile, page: Int = 1, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        let source = try probe(file: file, deadline: deadline)
+        let (input, source) = try open(file: file, page: page, deadline: deadline)
         let wanted: RenderOrder
         do throws(AspectError) {
-            wanted = try order(
-                SourceDescription(
-                    size: source.size, hasAlpha: source.hasAlpha, format: source.format, bytes: source.bytes,
-                    frames: source.frames))
+            wanted = try order(source.description)
         } catch {
             throw ImagingError(.header, error)
         }
         let bytes =
             wanted.animated
             ? try renderAnimation(
-                file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
                 deadline: deadline)
             : try render(
-                file: file, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
                 deadline: deadline)
         return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
     }
 
-    /// Reads what the file's header says and checks the limits, decoding no pixels.
-    public func probe(path: String) throws(ImagingError) -> SourceInfo {
-        try probe(file: OpenFile.opening(path), deadline: .none)
+    /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
+    public func probe(path: String, page: Int = 1) throws(ImagingError) -> SourceInfo {
+        try open(file: OpenFile.opening(path), page: page, deadline: .none).info
     }
 
-    func probe(file: OpenFile, deadline: Deadline) throws(ImagingError) -> SourceInfo {
+    /// The sanitised SVG that replaces the file's bytes for every loader (SPEC: Source
+    /// formats); what was dropped goes to the log.
+    func sanitisedSVG(_ file: OpenFile, bytes: Int64) throws(ImagingError) -> SourceInput {
+        guard let raw = file.read(count: Int(bytes)) else {
+            throw ImagingError(.open, AspectError(.unsupportedSource, "the source cannot be read"))
+        }
+        let clean: SanitisedSVG
+        do throws(AspectError) {
+            clean = try SVGSanitiser.sanitise(
+                raw, maxElements: limits.maxSvgElements,
+                rasterTypes: Set(limits.formats.compactMap { ImageFormat(rawValue: $0)?.mimeType }))
+        } catch {
+            throw ImagingError(error.code == .sourceTooLarge ? .limits : .header, error)
+        }
+        if !clean.dropped.isEmpty {
+            let shown = clean.dropped.prefix(20).joined(separator: "; ")
+            Vips.log(
+                .warn, "svg",
+                "sanitised an SVG: dropped \(clean.dropped.count) part(s): \(shown)\(clean.dropped.count > 20 ? "; …" : "")"
+            )
+        }
+        return SourceInput(file, replacedBy: clean.bytes)
+    }
+
+    /// Sniffs the loader, refuses formats not served, sanitises an SVG, reads the header of
+    /// `page` and checks the limits: what every stage after it reads, and what it says.
+    func open(file: OpenFile, page: Int, deadline: Deadline) throws(ImagingError) -> (
+        input: SourceInput, info: SourceInfo
+    ) {
         guard let bytes = file.regularFileSize else {
             throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: "not a regular file")
         }
@@ -81,9 +109,10 @@ public struct Thumbnailer: Sendable {
                     .sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"
                 ))
         }
-        // One source for the sniff and the header: libvips rewinds it between them.
-        let source = try VSource(file, deadline: deadline)
-        guard let loader = cvips_find_loader(source.pointer) else {
+        // One source for the sniff and the header (libvips rewinds it between them), unless
+        // the bytes are replaced.
+        let sniffed = try VSource(SourceInput(file), deadline: deadline)
+        guard let loader = cvips_find_loader(sniffed.pointer) else {
             throw ImagingError(
                 .header,
                 AspectError(
@@ -101,18 +130,21 @@ public struct Thumbnailer: Sendable {
                     "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"
                 ))
         }
-        let header = try VImage.make(
-            .header,
-            AspectError(.unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
-        ) {
-            cvips_open_header(source.pointer, $0)
-        }
-        let stored = header.size
+        let input = format == "svg" ? try sanitisedSVG(file, bytes: bytes) : SourceInput(file)
+        let unreadable = AspectError(
+            .unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
+        let first = input.memory == nil ? sniffed : try VSource(input, deadline: deadline)
+        var header = try VImage.make(.header, unreadable) { cvips_open_header(first.pointer, 0, $0) }
         // GIF and WebP pages are an animation's frames; TIFF, HEIF and PDF pages are pages
-        // (SPEC: Source formats), drawn one at a time: the first, as things stand.
+        // (SPEC: Source formats), drawn one at a time: the one asked for.
         let count = max(1, Int(vips_image_get_n_pages(header.pointer)))
         let paged = LoaderName.pagedFormats.contains(format)
         let frames = paged ? 1 : count
+        if paged, page > 1, page <= count {
+            let source = try VSource(input, deadline: deadline)
+            header = try VImage.make(.header, unreadable) { cvips_open_header(source.pointer, Int32(page - 1), $0) }
+        }
+        let stored = header.size
         guard frames <= limits.maxAnimationFrames else {
             throw ImagingError(
                 .limits,
@@ -120,9 +152,11 @@ public struct Thumbnailer: Sendable {
                     .sourceTooLarge,
                     "the source has \(frames) frames, over limits.maxAnimationFrames \(limits.maxAnimationFrames)"))
         }
-        // An animation's frames count together (SPEC: Animated sources).
+        // An animation's frames count together (SPEC: Animated sources). A vector is held
+        // at the size it is drawn, when the plan is known.
         let pixels = Int64(stored.width) * Int64(stored.height) * Int64(frames)
-        guard pixels <= limits.maxSourcePixels else {
+        let vector = SourceDescription.vectorFormats.contains(format)
+        guard pixels <= limits.maxSourcePixels || vector else {
             throw ImagingError(
                 .limits,
                 AspectError(
@@ -133,10 +167,14 @@ public struct Thumbnailer: Sendable {
         }
         let orientation = Int(vips_image_get_orientation(header.pointer))
         let swap = vips_image_get_orientation_swap(header.pointer) != 0
-        return SourceInfo(
+        // A PDF page is drawn on white paper: opaque, whatever bands the loader gives.
+        let info = SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
-            orientation: (1...8).contains(orientation) ? orientation : 1, hasAlpha: header.hasAlpha, format: format,
-            bytes: bytes, profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1)
+            orientation: (1...8).contains(orientation) ? orientation : 1,
+            hasAlpha: header.hasAlpha && format != "pdf", format: format, bytes: bytes,
+            profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
+            page: paged && page <= count ? page : 1)
+        return (input, info)
     }
 
     /// The side `describe` decodes to, at most: what ThumbHash takes.
@@ -144,15 +182,16 @@ public struct Thumbnailer: Sendable {
 
     /// What `/info` needs: the header (limits checked as for a render), and a decode by
     /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
-    public func describe(file: OpenFile) throws(ImagingError) -> SourceFacts {
+    public func describe(file: OpenFile, page: Int = 1) throws(ImagingError) -> SourceFacts {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        let info = try probe(file: file, deadline: deadline)
+        let (input, info) = try open(file: file, page: page, deadline: deadline)
+        do throws(AspectError) { try info.description.check(page: page) } catch { throw ImagingError(.header, error) }
         let side = Double(Self.previewSide)
         let scale = min(1, side / Double(max(info.size.width, info.size.height)))
         let small = Size(
             width: max(1, Int((Double(info.size.width) * scale).rounded())),
             height: max(1, Int((Double(info.size.height) * scale).rounded())))
-        var image = try decodeResized(file, info, to: small, fastShrink: true, deadline: deadline)
+        var image = try decodeResized(input, info, to: small, fastShrink: true, deadline: deadline)
         image = try Pipeline.toSRGB(try Pipeline.exactSize(image, small))
         if !image.hasAlpha { image = try image.then("alpha") { cvips_bandjoin_const1($0, $1, 255) } }
         let rgba = try image.pixels()
@@ -162,9 +201,8 @@ public struct Thumbnailer: Sendable {
                 detail: "preview has \(rgba.count) bytes for \(small)")
         }
         return SourceFacts(
-            description: SourceDescription(
-                size: info.size, hasAlpha: info.hasAlpha, format: info.format, bytes: info.bytes, frames: info.frames),
-            orientation: info.orientation, frames: info.frames, pages: info.pages, previewWidth: small.width,
+            description: info.description, orientation: info.orientation, frames: info.frames, pages: info.pages,
+            previewWidth: small.width,
             previewHeight: small.height, previewRGBA: rgba)
     }
 
@@ -174,7 +212,8 @@ public struct Thumbnailer: Sendable {
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     func render(
-        file: OpenFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?,
+        deadline: Deadline
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -190,8 +229,8 @@ public struct Thumbnailer: Sendable {
         }
         let resized =
             plan.reshapesSource
-            ? try decodeRegion(file, info, plan, deadline: deadline)
-            : try decodeResized(file, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+            ? try decodeRegion(input, info, plan, deadline: deadline)
+            : try decodeResized(input, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         try deadline.check()
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)
@@ -215,7 +254,8 @@ extension Thumbnailer {
     /// steps as a still (crop or place, effects, shape), and the frames are joined again
     /// with the source's delays and loop count.
     func renderAnimation(
-        file: OpenFile, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, deadline: Deadline
+        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?,
+        deadline: Deadline
     ) throws(ImagingError) -> [UInt8] {
         let frames = info.frames
         // With a region or a turn, every frame is decoded whole at the region's scale and
@@ -232,7 +272,7 @@ extension Thumbnailer {
                     "this request scales the animation's \(frames) frames to \(plan.resized) each, over "
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a smaller size or frames=1"))
         }
-        let source = try VSource(file, deadline: deadline)
+        let source = try VSource(input, deadline: deadline)
         let (w, h) = (Int32(decoded.width), Int32(decoded.height))
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
@@ -351,13 +391,13 @@ extension Thumbnailer {
     /// Before the geometry: the whole upright source resized so that the plan's region
     /// comes out at the planned size (turned back for a quarter turn), that region cut
     /// out, then rotated and flipped: `plan.resized`, as the plan says.
-    func decodeRegion(_ file: OpenFile, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
+    func decodeRegion(_ input: SourceInput, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
         let cut = Self.regionCut(plan)
         try checkWhole(cut.whole, frames: 1)
         let image = try decodeResized(
-            file, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+            input, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         return try Self.reshape(try Pipeline.exactSize(image, cut.whole), cut, plan)
     }
 
@@ -368,10 +408,10 @@ extension Thumbnailer {
     /// this stage's, and later steps may read the pixels in any order (smartcrop does).
     /// The decode reads the file as it goes: past the deadline a read fails, and the
     /// failure is the timeout's, not the file's.
-    func decodeResized(_ file: OpenFile, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
+    func decodeResized(_ input: SourceInput, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
-        let source = try VSource(file, deadline: deadline)
+        let source = try VSource(input, deadline: deadline)
         func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
             -> VImage
         {
@@ -389,10 +429,13 @@ extension Thumbnailer {
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
         let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
-        let lazy = try decoding {
+        var lazy = try decoding {
             shrink > 1
                 ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB)
-                : cvips_thumbnail_force(source.pointer, $0, width, height, failOn, toSRGB)
+                : cvips_thumbnail_force(source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB)
+        }
+        if info.format == "pdf", lazy.hasAlpha {
+            lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }
         }
         return try decoding { cvips_copy_memory(lazy.pointer, $0) }
     }

@@ -56,6 +56,11 @@ public enum Vips {
         cvips_route_log(callback, debug ? 1 : 0)
     }
 
+    /// A line of Aspect's own imaging work to the same log, at `level`.
+    static func log(_ level: Config.LogLevel, _ domain: String, _ message: String) {
+        sink.withLock { $0 }?(level, domain, message)
+    }
+
     /// libvips' error text since the last call, cleared. The buffer is process-wide, so
     /// with several workers it may hold another job's text too: it is for the log only.
     static func takeError() -> String {

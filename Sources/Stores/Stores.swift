@@ -129,10 +129,11 @@ public protocol ResultStore: Sendable {
 /// Turns a source into a result: reads the header, asks `order` what to make (the
 /// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
-    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    /// The `page` (from 1) of the source, as `order` plans it once the header is read.
+    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
-    /// The header's facts and a small upright decode (at most 100 pixels a side).
-    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts
+    /// The header's facts of `page` and a small upright decode (at most 100 pixels a side).
+    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts
 }
 
 /// What a fetching source store has counted, at one moment, for `/metrics`.

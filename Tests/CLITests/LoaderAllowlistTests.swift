@@ -35,7 +35,8 @@ import Testing
         for f in Self.files {
             let r = try ServiceTests.get(s.port, "/thumb?src=\(f.name)&w=10")
             #expect(r.status == 415, "\(f.name): \(r.status) \(r.text)")
-            #expect(r.text.contains("it decodes gif, heif, jpeg, jxl, png, tiff, webp"), "\(f.name): \(r.text)")
+            #expect(
+                r.text.contains("it decodes gif, heif, jpeg, jxl, pdf, png, svg, tiff, webp"), "\(f.name): \(r.text)")
         }
         #expect(try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&w=10").status == 200)
     }

@@ -88,6 +88,7 @@ import Testing
             "s3.accessKeyId": "AKIDEXAMPLE", "s3.secretAccessKey": "wJalrXUtnFEMI", "s3.sessionToken": "token",
             "security.onlyPresets": "true", "http.autoAvif": "true", "http.autoJxl": "true",
             "limits.maxAnimationFrames": "50",
+            "limits.maxSvgElements": "500",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
         ]
         #expect(Set(values.keys) == Set(Config.keys.map(\.name)))

@@ -208,9 +208,13 @@ import Testing
         let svg =
             #"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>"#
         let path = try fixtures.write("a.svg", Array(svg.utf8))
-        let e = Self.typedError { _ = try Thumbnailer(limits: ImagingLimits()).probe(path: path) }
+        // SVG is decoded by default; a list without it refuses it, naming what it decodes.
+        #expect(try Thumbnailer(limits: ImagingLimits()).probe(path: path).format == "svg")
+        let noSVG = try Thumbnailer(limits: ImagingLimits(formats: ["jpeg", "png"]))
+        let e = Self.typedError { _ = try noSVG.probe(path: path) }
         #expect(
-            e?.error.code == .unsupportedSource && e?.error.message.contains("svg") == true, "\(String(describing: e))")
+            e?.error.code == .unsupportedSource && e?.error.message.contains("the source is svg") == true
+                && e?.error.message.contains("it decodes jpeg, png") == true, "\(String(describing: e))")
         let png = try fixtures.write("a.png", ImageFile.encode(Fixtures.quadrants(width: 8, height: 8), as: .png))
         let onlyJPEG = try Thumbnailer(limits: ImagingLimits(formats: ["jpeg"]))
         #expect(Self.typedError { _ = try onlyJPEG.probe(path: png) }?.error.code == .unsupportedSource)

@@ -245,12 +245,14 @@ final class ScriptRenderer: Renderer {
         guard size.count == 2, words.count >= 2 else {
             throw ServiceFailure(AspectError(.unsupportedSource, "the source is not an image"), stage: "decode")
         }
+        // "pages=N" among the words: a paged source.
+        let pages = words.first { $0.hasPrefix("pages=") }.flatMap { Int($0.dropFirst(6)) } ?? 1
         return SourceDescription(
             size: Size(width: size[0], height: size[1]), hasAlpha: words.contains("alpha"), format: String(words[1]),
-            bytes: Int64(text.utf8.count))
+            bytes: Int64(text.utf8.count), pages: pages)
     }
 
-    func render(_ file: OpenFile, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     {
         let source = try Self.source(file)
@@ -270,14 +272,12 @@ final class ScriptRenderer: Renderer {
         )
     }
 
-    func describe(_ file: OpenFile) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts {
         let source = try Self.source(file)
+        do throws(AspectError) { try source.check(page: page) } catch { throw ServiceFailure(error, stage: "header") }
         descriptions.add(1, ordering: .relaxed)
-        // "pages=N" among the words: a paged source.
-        let text = String(decoding: file.regularFileSize.flatMap { file.read(count: Int($0)) } ?? [], as: UTF8.self)
-        let pages = text.split(separator: " ").first { $0.hasPrefix("pages=") }.flatMap { Int($0.dropFirst(6)) } ?? 1
         return SourceFacts(
-            description: source, orientation: 1, frames: 1, pages: pages, previewWidth: 4, previewHeight: 4,
+            description: source, orientation: 1, frames: 1, pages: source.pages, previewWidth: 4, previewHeight: 4,
             previewRGBA: [UInt8](repeating: 128, count: 64))
     }
 }

@@ -27,6 +27,7 @@ public final class TestOrigin: @unchecked Sendable {
         var files: [String: (bytes: [UInt8], etag: String)] = [:]
         var log: [String] = []
         var open: [Int32] = []
+        var accepted = 0
     }
 
     public init() throws {
@@ -69,6 +70,9 @@ public final class TestOrigin: @unchecked Sendable {
     /// The requests seen so far: "GET /files/a.jpg" (with " if-none-match" for a conditional one).
     public var log: [String] { state.withLock { $0.log } }
 
+    /// Connections accepted so far, whether or not they sent a request.
+    public var connections: Int { state.withLock { $0.accepted } }
+
     /// How many requests asked for `path`; `conditional` counts only those with If-None-Match.
     public func requests(_ path: String, conditional: Bool = false) -> Int {
         log.filter {
@@ -102,7 +106,10 @@ public final class TestOrigin: @unchecked Sendable {
                 close(c)
                 return
             }
-            state.withLock { $0.open.append(c) }
+            state.withLock {
+                $0.open.append(c)
+                $0.accepted += 1
+            }
             Thread { [self] in serve(c) }.start()
         }
     }

@@ -38,13 +38,16 @@ void cvips_restrict_loaders(const char *const *allowed, int count);
 
 const char *cvips_find_loader(VipsSource *source);
 
-/// Opens a source lazily: reads the header only, decodes nothing.
-int cvips_open_header(VipsSource *source, VipsImage **out);
+/// Opens a source lazily: reads the header of `page` (from 0) only, decodes nothing.
+int cvips_open_header(VipsSource *source, int page, VipsImage **out);
 
 /// The thumbnail of a file, resized to exactly width × height (size=force, so both axes
 /// are set), with shrink-on-load, EXIF autorotation, and CMYK to sRGB. export_srgb: an
-/// embedded RGB profile is converted to sRGB too. fail_on: a VipsFailOn.
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb);
+/// embedded RGB profile is converted to sRGB too. fail_on: a VipsFailOn. page: from 0, for
+/// a PDF or a multi-page TIFF or HEIF (0 for any other). A PDF or SVG is drawn at the scale
+/// the size needs, larger than its own size too.
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
+                          int export_srgb);
 
 /// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
 /// thumbnailed to exactly width × height as cvips_thumbnail_force does.
