@@ -36,7 +36,10 @@ let package = Package(
         .target(name: "AspectClient"),
         .target(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
-            linkerSettings: [.linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
+            linkerSettings: [
+                .linkedLibrary("vips"), .linkedLibrary("heif"), .linkedLibrary("gobject-2.0"),
+                .linkedLibrary("glib-2.0"),
+            ]),
         // libxml2, locked down (no network, no entity, no DTD ever loaded), for the SVG sanitiser.
         .target(name: "CXML", cSettings: [.unsafeFlags(xmlIncludes)], linkerSettings: [.linkedLibrary("xml2")]),
         // SVG sanitised before librsvg sees it: an allowlist of elements and attributes, no

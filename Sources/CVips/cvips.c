@@ -316,6 +316,15 @@ int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int
     return vips_jxlsave_buffer(in, buffer, length, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
 }
 
+int cvips_heifsave_deep(VipsImage *in, void **buffer, size_t *length, int av1, int bitdepth) {
+    return vips_heifsave_buffer(in, buffer, length, "lossless", TRUE, "bitdepth", bitdepth, "compression",
+                                av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC, NULL);
+}
+
+int cvips_jxlsave_lossless(VipsImage *in, void **buffer, size_t *length) {
+    return vips_jxlsave_buffer(in, buffer, length, "lossless", TRUE, NULL);
+}
+
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length) {
     return vips_tiffsave_buffer(in, buffer, length, NULL);
 }
@@ -334,4 +343,84 @@ int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out) {
         *out = vips_image_new_from_buffer(data, length, "", NULL);
     }
     return *out ? 0 : -1;
+}
+
+// ---- HEIF colour description (libheif directly: libvips 8.14 ignores a HEIF's nclx) ----
+
+#include <libheif/heif.h>
+
+typedef struct {
+    int fd;
+    int64_t position;
+    int64_t size;
+} heif_file;
+
+static int64_t heif_file_position(void *user) { return ((heif_file *)user)->position; }
+
+static int heif_file_read(void *data, size_t size, void *user) {
+    heif_file *f = user;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(f->fd, (char *)data + done, size - done, (off_t)(f->position + (int64_t)done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        done += (size_t)n;
+    }
+    f->position += (int64_t)size;
+    return 0;
+}
+
+static int heif_file_seek(int64_t position, void *user) {
+    heif_file *f = user;
+    if (position < 0 || position > f->size)
+        return -1;
+    f->position = position;
+    return 0;
+}
+
+static enum heif_reader_grow_status heif_file_wait(int64_t target, void *user) {
+    return target > ((heif_file *)user)->size ? heif_reader_grow_status_size_beyond_eof
+                                              : heif_reader_grow_status_size_reached;
+}
+
+int cvips_heif_nclx(int fd, int page, int *primaries, int *transfer) {
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -1;
+    heif_file file = {fd, 0, st.st_size};
+    static const struct heif_reader reader = {1, heif_file_position, heif_file_read, heif_file_seek, heif_file_wait};
+    struct heif_context *context = heif_context_alloc();
+    if (!context)
+        return -1;
+    int result = -1;
+    struct heif_image_handle *handle = NULL;
+    struct heif_error e = heif_context_read_from_reader(context, &reader, &file, NULL);
+    if (e.code == heif_error_Ok) {
+        if (page <= 0) {
+            e = heif_context_get_primary_image_handle(context, &handle);
+        } else {
+            int count = heif_context_get_number_of_top_level_images(context);
+            if (page < count) {
+                heif_item_id *ids = g_new(heif_item_id, count);
+                heif_context_get_list_of_top_level_image_IDs(context, ids, count);
+                e = heif_context_get_image_handle(context, ids[page], &handle);
+                g_free(ids);
+            }
+        }
+    }
+    if (e.code == heif_error_Ok && handle) {
+        struct heif_color_profile_nclx *nclx = NULL;
+        e = heif_image_handle_get_nclx_color_profile(handle, &nclx);
+        if (e.code == heif_error_Ok && nclx) {
+            *primaries = (int)nclx->color_primaries;
+            *transfer = (int)nclx->transfer_characteristics;
+            result = 0;
+        }
+        heif_nclx_color_profile_free(nclx);
+        heif_image_handle_release(handle);
+    }
+    heif_context_free(context);
+    return result;
 }

@@ -21,6 +21,8 @@ public struct SourceInfo: Equatable, Sendable {
     public var pages = 1
     /// The page read, from 1: the one asked for when the source has it, else 1.
     public var page = 1
+    /// PQ or HLG coding (nclx, cICP), tone-mapped to SDR after the resize.
+    var hdr: HDRCoding?
 
     /// What the planner is told.
     public var description: SourceDescription {

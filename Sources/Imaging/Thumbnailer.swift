@@ -168,12 +168,13 @@ public struct Thumbnailer: Sendable {
         let orientation = Int(vips_image_get_orientation(header.pointer))
         let swap = vips_image_get_orientation_swap(header.pointer) != 0
         // A PDF page is drawn on white paper: opaque, whatever bands the loader gives.
-        let info = SourceInfo(
+        var info = SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1,
             hasAlpha: header.hasAlpha && format != "pdf", format: format, bytes: bytes,
             profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
             page: paged && page <= count ? page : 1)
+        info.hdr = HDRCoding.of(file, format: format, page: info.page)
         return (input, info)
     }
 
@@ -437,7 +438,10 @@ extension Thumbnailer {
         if info.format == "pdf", lazy.hasAlpha {
             lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }
         }
-        return try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        let decoded = try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        // PQ or HLG: to SDR on the resized pixels (SPEC: Colour and metadata).
+        guard let hdr = info.hdr else { return decoded }
+        return try ToneMap.toSDR(decoded, hdr)
     }
 }
 

@@ -8,6 +8,28 @@ import Core
 /// profile and metadata fields, and what an animation holds. Test support only: the
 /// service never decodes a whole image this way.
 extension ImageFile {
+    /// A source of any depth (a 16-bit PNG, say) written again losslessly as HEIF, AVIF
+    /// (`bitdepth` 8, 10 or 12) or JPEG XL (at its own depth).
+    public enum DeepContainer: Sendable { case heic, avif, jxl }
+
+    public static func transcodeLosslessly(_ bytes: [UInt8], to container: DeepContainer, bitdepth: Int = 12)
+        throws(ImagingError) -> [UInt8]
+    {
+        try Vips.start()
+        let image = try open(bytes)
+        let out = takeBuffer { buffer, length in
+            switch container {
+            case .jxl: cvips_jxlsave_lossless(image.pointer, buffer, length)
+            case .avif: cvips_heifsave_deep(image.pointer, buffer, length, 1, Int32(bitdepth))
+            case .heic: cvips_heifsave_deep(image.pointer, buffer, length, 0, Int32(bitdepth))
+            }
+        }
+        guard let out else {
+            throw ImagingError(.encode, AspectError(.internalError, "encoding failed"), detail: Vips.takeError())
+        }
+        return out
+    }
+
     /// Decodes any image libvips reads, as stored (no autorotation), to 8-bit sRGB with
     /// alpha kept.
     public static func decode(_ bytes: [UInt8]) throws(ImagingError) -> RawImage {

@@ -111,6 +111,16 @@ int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
+/// Lossless HEIF (HEVC) or AVIF (av1 non-zero) of `bitdepth` bits (8, 10 or 12), and
+/// lossless JPEG XL at the image's own depth: the deep-colour fixtures.
+int cvips_heifsave_deep(VipsImage *in, void **buffer, size_t *length, int av1, int bitdepth);
+int cvips_jxlsave_lossless(VipsImage *in, void **buffer, size_t *length);
+
+/// The colour description (ISO/IEC 23091-2 code points) a HEIF or AVIF file gives its
+/// image as nclx: primaries (1 BT.709, 9 BT.2020, 12 Display P3) and transfer (16 PQ,
+/// 18 HLG). page 0: the primary image; else that top-level image. -1 when there is none.
+/// Read with libheif itself: libvips 8.14 ignores nclx ("ignoring nclx profile").
+int cvips_heif_nclx(int fd, int page, int *primaries, int *transfer);
 
 /// Every page (frame) of an image in memory, stacked, lazily.
 int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out);
