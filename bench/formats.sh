@@ -3,17 +3,25 @@
 # copy of the photo never asked for before, so each is a miss whose time is mostly the
 # decode, the resize and the encode; the formats alternate; medians of the request times
 # and the sizes, at each format's default quality (WebP 80, AVIF 50, JPEG XL 75).
+# Then source formats side by side on one output (a 600×400 fill as WebP): the photo as a
+# JPEG, the sample SVG (`aspect samples`' badge.svg, drawn from 120×90 units) and the
+# sample PDF's first page (420×595 points), each a miss, alternating.
 #
 #   bash bench/formats.sh
-# Env: N (20 of each), PHOTO (medium.jpg), FORMATS ("webp avif jxl").
+# Env: N (20 of each), PHOTO (medium.jpg), FORMATS ("webp avif jxl"), SOURCES ("jpg svg pdf").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N="${N:-20}"; PHOTO="${PHOTO:-medium.jpg}"; FORMATS="${FORMATS:-webp avif jxl}"
+N="${N:-20}"; PHOTO="${PHOTO:-medium.jpg}"; FORMATS="${FORMATS:-webp avif jxl}"; SOURCES="${SOURCES:-jpg svg pdf}"
 . bench/lib.sh
 bench_start curl
 mkdir -p "$out/images"
 for f in $FORMATS; do
   for i in $(seq "$N"); do cp "$IMAGES/$PHOTO" "$out/images/$f-$i.jpg"; done
+done
+"$BIN" samples "$out/samples" > /dev/null
+declare -A sample=([jpg]="$IMAGES/$PHOTO" [svg]="$out/samples/badge.svg" [pdf]="$out/samples/brochure.pdf")
+for s in $SOURCES; do
+  for i in $(seq "$N"); do cp "${sample[$s]}" "$out/images/src-$i.$s"; done
 done
 cat "$out"/images/* > /dev/null
 serve_images 18480
@@ -24,18 +32,33 @@ for i in $(seq "$N"); do
       "http://127.0.0.1:18480/thumb?src=$f-$i.jpg&$Q&format=$f" >> "$out/$f.txt"
   done
 done
-python3 - "$out" "$N" "$PHOTO" $FORMATS <<'PY'
+for i in $(seq "$N"); do
+  for s in $SOURCES; do
+    curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' \
+      "http://127.0.0.1:18480/thumb?src=src-$i.$s&$Q&format=webp" >> "$out/source-$s.txt"
+  done
+done
+python3 - "$out" "$N" "$PHOTO" "$FORMATS" "$SOURCES" <<'PY'
 import statistics, sys
-out, n, photo, formats = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-rows = {}
-for f in formats:
-    lines = [l.split() for l in open(f"{out}/{f}.txt")]
-    assert all(l[0] == "200" for l in lines), f"{f}: not every request answered 200"
-    rows[f] = (statistics.median(float(l[1]) * 1000 for l in lines), statistics.median(int(l[2]) for l in lines))
+out, n, photo, formats, sources = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), sys.argv[5].split()
+def medians(name):
+    lines = [l.split() for l in open(f"{out}/{name}.txt")]
+    assert all(l[0] == "200" for l in lines), f"{name}: not every request answered 200"
+    return (statistics.median(float(l[1]) * 1000 for l in lines), statistics.median(int(l[2]) for l in lines))
+rows = {f: medians(f) for f in formats}
 print(f"### Output formats: a 600×400 fill of {photo}, {n} misses each, alternating, medians\n")
 print("| format | miss, ms | bytes | time / WebP | bytes / WebP |")
 print("|---|---:|---:|---:|---:|")
 base = rows.get("webp", rows[formats[0]])
 for f in formats:
     print(f"| {f} (default quality) | {rows[f][0]:.1f} | {rows[f][1]:.0f} | {rows[f][0] / base[0]:.2f}× | {rows[f][1] / base[1]:.2f}× |")
+if sources:
+    names = {"jpg": f"JPEG ({photo})", "svg": "SVG (badge.svg, 120×90 units)", "pdf": "PDF page (brochure.pdf p. 1, 420×595 pt)"}
+    rows = {s: medians(f"source-{s}") for s in sources}
+    base = rows.get("jpg", rows[sources[0]])
+    print(f"\n### Source formats: a 600×400 fill as WebP, {n} misses each, alternating, medians\n")
+    print("| source | miss, ms | bytes | time / JPEG |")
+    print("|---|---:|---:|---:|")
+    for s in sources:
+        print(f"| {names.get(s, s)} | {rows[s][0]:.1f} | {rows[s][1]:.0f} | {rows[s][0] / base[0]:.2f}× |")
 PY

@@ -79,6 +79,8 @@ public struct Thumbnail: Sendable, Hashable {
     public func sharpen(_ sigma: Double) -> Thumbnail { setting("sharpen", Self.number(sigma)) }
     /// The first frame of an animated source only.
     public func firstFrameOnly() -> Thumbnail { setting("frames", "1") }
+    /// The page (from 1) of a PDF or a multi-page TIFF or HEIF.
+    public func page(_ number: Int) -> Thumbnail { setting("page", String(number)) }
     /// A preset the server's configuration names (`presets`); parameters set here as well
     /// override the preset's.
     public func preset(_ name: String) -> Thumbnail { setting("preset", name) }

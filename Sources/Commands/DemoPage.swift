@@ -11,7 +11,7 @@ import SourceStores
 /// reports, once everything has loaded, what the browser got: the browser test reads it.
 enum DemoPage {
     /// At most this many sources are shown.
-    static let maxSources = 6
+    static let maxSources = 8
 
     /// One cell of the grid: a label and the query that makes it.
     typealias Cell = (label: String, query: String)
@@ -61,9 +61,10 @@ enum DemoPage {
             modeRows +=
                 head + "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
-                + thumbnails(name, info.size, modeCells, limits, signer, presets) + "</tr>\n"
+                + thumbnails(name, info.description, modeCells, limits, signer, presets) + "</tr>\n"
             shapeRows +=
-                head + thumbnails(name, info.size, shapeCells + presetCells, limits, signer, presets) + "</tr>\n"
+                head + thumbnails(name, info.description, shapeCells + presetCells, limits, signer, presets)
+                + "</tr>\n"
         }
         let modeHeader = "<th>placeholder</th>" + modeCells.map { "<th>\(html($0.label))</th>" }.joined()
         let shapeHeader = (shapeCells + presetCells).map { "<th>\(html($0.label))</th>" }.joined()
@@ -85,7 +86,8 @@ enum DemoPage {
 
     /// A row's thumbnails: one cell per query, each carrying the size Core plans for it.
     private static func thumbnails(
-        _ name: String, _ size: Size, _ cells: [Cell], _ limits: RequestLimits, _ signer: Signer?, _ presets: Presets
+        _ name: String, _ source: SourceDescription, _ cells: [Cell], _ limits: RequestLimits, _ signer: Signer?,
+        _ presets: Presets
     ) -> String {
         var row = ""
         for cell in cells {
@@ -93,7 +95,7 @@ enum DemoPage {
             guard let params = try? QueryParameters.decode(query),
                 let expanded = try? presets.expand(params, onlyPresets: false),
                 let request = try? ThumbRequest.parse(expanded, limits: limits),
-                let plan = try? Geometry.plan(source: size, request: request, limits: limits)
+                let plan = try? RenderOrder.plan(request, source: source, limits: limits, accept: nil).plan
             else { continue }
             let url = "/thumb?" + signed(query, signer)
             row +=

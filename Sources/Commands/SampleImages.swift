@@ -3,7 +3,8 @@ import Imaging
 
 /// `aspect samples DIR`: the embedded default's sample images, drawn here (no image is
 /// taken from elsewhere): a landscape, an EXIF-rotated portrait, artwork with alpha, a
-/// square and an animation, in the formats a user is likely to have.
+/// square, an animation, a vector logo and a two-page PDF, in the formats a user is
+/// likely to have.
 enum SampleImages {
     static func run(_ args: [String]) -> Int32 {
         guard args.count == 1, let dir = args.first else {
@@ -34,6 +35,17 @@ enum SampleImages {
                             delays: Array(repeating: 80, count: 12))
                     }
                 ),
+                // 120 × 90 units: every thumbnail wider than that is drawn, not enlarged.
+                ("badge.svg", { Array(badge.utf8) }),
+                (
+                    "brochure.pdf",
+                    {
+                        ImageFile.pdf(pages: [
+                            ImageFile.Page(width: 420, height: 595, rgb: (32, 84, 140), band: (240, 200, 60)),
+                            ImageFile.Page(width: 595, height: 420, rgb: (200, 60, 50), band: (250, 250, 245)),
+                        ])
+                    }
+                ),
             ]
             for (name, make) in files {
                 let path = "\(dir)/\(name)"
@@ -47,6 +59,18 @@ enum SampleImages {
             return 1
         }
     }
+
+    /// A vector badge: a gradient card, a ring and a triangle, no text (a container may
+    /// have no fonts).
+    static let badge = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 90">
+          <defs><linearGradient id="sky" x1="0" y1="0" x2="1" y2="1">
+            <stop offset="0" stop-color="#2a7bd6"/><stop offset="1" stop-color="#7a3fc4"/></linearGradient></defs>
+          <rect x="2" y="2" width="116" height="86" rx="14" fill="url(#sky)"/>
+          <circle cx="42" cy="45" r="22" fill="none" stroke="#ffffff" stroke-width="6"/>
+          <path d="M74 66 L92 24 L110 66 Z" fill="#ffd23f" stroke="#ffffff" stroke-width="2"/>
+        </svg>
+        """
 
     /// Frames of a ball crossing a sky and falling back, stacked top to bottom.
     static func bounce(width w: Int, height h: Int, frames: Int) -> RawImage {

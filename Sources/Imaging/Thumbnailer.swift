@@ -219,6 +219,8 @@ public struct Thumbnailer: Sendable {
         throws(ImagingError) -> [UInt8]
     {
         let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
+        // A vector's pixels are the ones it is drawn at (SPEC: Source formats): its limit.
+        if info.description.isVector { try checkDrawn(plan.resized, info) }
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
@@ -377,6 +379,20 @@ extension Thumbnailer {
         return image
     }
 
+    /// An SVG or a PDF page drawn at `size`: over `limits.maxSourcePixels` is a 413, as a
+    /// raster source of that many pixels would be.
+    func checkDrawn(_ size: Size, _ info: SourceInfo) throws(ImagingError) {
+        let pixels = Int64(size.width) * Int64(size.height)
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .sourceTooLarge,
+                    "drawing this \(info.format) at \(size) is \(pixels) pixels, over limits.maxSourcePixels "
+                        + "\(limits.maxSourcePixels)"))
+        }
+    }
+
     func checkWhole(_ whole: Size, frames: Int) throws(ImagingError) {
         guard Int64(whole.width) * Int64(whole.height) * Int64(frames) <= limits.maxSourcePixels else {
             throw ImagingError(
@@ -396,6 +412,7 @@ extension Thumbnailer {
         throws(ImagingError) -> VImage
     {
         let cut = Self.regionCut(plan)
+        if info.description.isVector { try checkDrawn(cut.whole, info) }
         try checkWhole(cut.whole, frames: 1)
         let image = try decodeResized(
             input, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)

@@ -50,6 +50,34 @@ import Testing
         #expect(img.width == width && img.height == height)
     }
 
+    /// A vector in: an SVG drawn at the asked size, a PDF's page chosen by `--page`, and a
+    /// page past the last one refused as a bad argument (exit 2) naming the count.
+    @Test func anSVGAndAPDFPageIn() throws {
+        let svg = path("logo.svg")
+        try Data(
+            #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><rect width="40" height="20" fill="red"/></svg>"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: svg))
+        let r = try Binary.run(["thumb", svg, path("logo.png"), "--w", "400"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let logo = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("logo.png")))))
+        #expect(logo.width == 400 && logo.height == 200 && logo.pixel(200, 100).prefix(3).elementsEqual([255, 0, 0]))
+        let pdf = path("doc.pdf")
+        try Data(
+            ImageFile.pdf(pages: [
+                ImageFile.Page(width: 300, height: 200, rgb: (255, 0, 0)),
+                ImageFile.Page(width: 200, height: 300, rgb: (0, 0, 255)),
+            ])
+        ).write(to: URL(fileURLWithPath: pdf))
+        let page = try Binary.run(["thumb", pdf, path("page.png"), "--w", "100", "--page", "2"])
+        #expect(page.status == 0, "\(page.stderr)")
+        let two = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("page.png")))))
+        #expect(two.width == 100 && two.height == 150 && two.pixel(50, 75).prefix(3).elementsEqual([0, 0, 255]))
+        let past = try Binary.run(["thumb", pdf, path("none.png"), "--w", "100", "--page", "3"])
+        #expect(past.status == 2 && past.stderr.contains("the source has 2 pages"), "\(past.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("none.png")))
+    }
+
     @Test func badArgumentsExitTwo() throws {
         let cases: [[String]] = [
             ["thumb", source, path("x.jpg"), "--w", "abc"],

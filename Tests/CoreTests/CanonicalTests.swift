@@ -25,6 +25,7 @@ import Testing
             "src=a%20b.jpg&w=300&h=225&mode=fill&gravity=center&upscale=0&dpr=1&format=auto",
             "src=a%20b.jpg&w=0300&ratio=8:6&mode=fill&upscale=false&dpr=1.0",
             "src=a%20b.jpg&w=300&ratio=1.3333333333333333&mode=fill&sig=abc",
+            "src=a%20b.jpg&w=300&ratio=4:3&mode=fill&page=1",
         ]
         let canonical = try spellings.map { try ThumbRequest.parse(query: $0, limits: defaultLimits).canonical }
         #expect(Set(canonical).count == 1, "\(canonical)")
@@ -38,6 +39,7 @@ import Testing
             "src=a.jpg&w=300&shape=circle", "src=a.jpg&w=300&shape=rounded", "src=a.jpg&w=300&shape=rounded&radius=9",
             "src=a.jpg&w=300&bg=ffffff", "src=a.jpg&w=300&format=png", "src=a.jpg&w=300&q=50", "src=a.jpg&ratio=1",
             "src=a.jpg&w=300&mode=fill&gravity=focus&fx=0.1", "src=a.jpg&w=300&mode=fill&gravity=focus&fy=0.1",
+            "src=a.jpg&w=300&page=2",
         ]
         let canonical = try queries.map { try ThumbRequest.parse(query: $0, limits: defaultLimits).canonical }
         #expect(Set(canonical).count == queries.count)

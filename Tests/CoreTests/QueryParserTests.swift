@@ -47,7 +47,7 @@ import Testing
     @Test func everyParameter() throws {
         let r = try parse(
             "src=photos%2Fcat%20one.jpg&w=300&h=200&mode=fill&gravity=focus&fx=0.25&fy=1&upscale=true&dpr=2.5"
-                + "&shape=rounded&radius=12&bg=FF8800&format=webp&q=75&sig=abc-_09")
+                + "&shape=rounded&radius=12&bg=FF8800&format=webp&q=75&page=7&sig=abc-_09")
         #expect(r.src == "photos/cat one.jpg")
         #expect(r.width == 300 && r.height == 200 && r.ratio == nil)
         #expect(r.mode == .fill && r.gravity == .focus && r.focusX == 0.25 && r.focusY == 1)
@@ -55,6 +55,7 @@ import Testing
         #expect(r.shape == .rounded && r.radius == 12)
         #expect(r.background == Color(red: 255, green: 136, blue: 0))
         #expect(r.format == .webp && r.quality == 75 && r.signature == "abc-_09")
+        #expect(r.page == 7)
     }
 
     @Test func defaults() throws {
@@ -89,6 +90,9 @@ import Testing
 
     static let bad: [Bad] = [
         Bad("w=300", "src is required"),
+        Bad("src=a.pdf&page=0", "page must be an integer from 1 to 100000, got '0'"),
+        Bad("src=a.pdf&page=1.5", "page must be an integer from 1 to 100000, got '1.5'"),
+        Bad("src=a.pdf&page=100001", "page must be an integer from 1 to 100000, got '100001'"),
         Bad("src=a.jpg&w=abc", "w must be an integer from 1 to 4096, got 'abc'"),
         Bad("src=a.jpg&w=0", "w must be an integer from 1 to 4096, got '0'"),
         Bad("src=a.jpg&w=4097", "w must be an integer from 1 to 4096, got '4097'"),

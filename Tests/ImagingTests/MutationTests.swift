@@ -37,6 +37,43 @@ import Testing
         #expect(outcomes["ok", default: 0] > 20 && outcomes["unsupported_source", default: 0] > 100, "\(outcomes)")
     }
 
+    /// The vector seeds: an SVG with the parts the sanitiser keeps and drops, and a
+    /// two-page PDF, mutated: each is a thumbnail or a typed error (a page count or a size
+    /// a mutation garbles is a 400 or a 413), never a crash or a hang.
+    @Test func threeHundredMutatedSVGsAndPDFsGiveAThumbnailOrATypedError() throws {
+        let fixtures = try Fixtures()
+        let svg = """
+            <?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" \
+            viewBox="0 0 120 90"><defs><linearGradient id="g"><stop offset="0" stop-color="#2a7bd6"/>\
+            <stop offset="1" stop-color="#7a3fc4"/></linearGradient><clipPath id="c"><circle cx="40" cy="45" r="30"/>\
+            </clipPath><filter id="f"><feGaussianBlur stdDeviation="2"/></filter></defs>\
+            <rect width="120" height="90" rx="12" fill="url(#g)"/><g clip-path="url(#c)" filter="url(#f)">\
+            <path d="M0 0 L60 90 L120 0 Z" fill="#ffd23f"/></g><use xlink:href="#c"/>\
+            <style>circle { stroke: white }</style><script>alert(1)</script></svg>
+            """
+        let pdf = ImageFile.pdf(pages: [
+            ImageFile.Page(width: 120, height: 90, rgb: (32, 84, 140), band: (240, 200, 60)),
+            ImageFile.Page(width: 90, height: 120, rgb: (200, 60, 50)),
+        ])
+        let t = try Thumbnailer(limits: ImagingLimits())
+        var outcomes: [String: Int] = [:]
+        let originals = [("svg", Array(svg.utf8)), ("pdf", pdf)]
+        for (name, bytes) in Mutation.files(from: originals, count: 300, seed: 0x5EED_5) {
+            let path = try fixtures.write(name, bytes)
+            do {
+                let r = try t.thumbnail(
+                    path: path, request: request("w=48&h=48&mode=fill"), requestLimits: RequestLimits())
+                #expect(r.plan.output == Size(width: 48, height: 48))
+                outcomes["ok", default: 0] += 1
+            } catch let e as ImagingError {
+                #expect([.unsupportedSource, .sourceTooLarge, .badParam].contains(e.error.code), "\(name): \(e)")
+                outcomes[e.error.code.rawValue, default: 0] += 1
+            }
+            unlink(path)
+        }
+        #expect(outcomes["ok", default: 0] > 20 && outcomes["unsupported_source", default: 0] > 20, "\(outcomes)")
+    }
+
     @Test func aDecompressionBombIsRefusedFromItsHeaderAtOnce() throws {
         let fixtures = try Fixtures()
         let path = try fixtures.write("bomb.png", Mutation.pngBomb())

@@ -51,6 +51,21 @@ import Testing
         #expect(Self.blurredRows(enlarged, x: 250, background: [255, 0, 0]) > 2)
     }
 
+    /// `/info`'s facts: the intrinsic size and a preview of the drawing, upright.
+    @Test func anSVGAndAPDFAreDescribed() throws {
+        let fixtures = try Fixtures()
+        let t = try Thumbnailer(limits: ImagingLimits())
+        let svg = try t.describe(file: try openFile(try fixtures.write("logo.svg", Array(Self.logo.utf8))))
+        #expect(svg.description.size == Size(width: 200, height: 100) && svg.description.format == "svg")
+        #expect(svg.previewWidth == 100 && svg.previewHeight == 50)
+        // Red on the left of the preview, blue on the right, opaque.
+        let left = Array(svg.previewRGBA[(10 * 100 + 20) * 4..<(10 * 100 + 20) * 4 + 4])
+        let right = Array(svg.previewRGBA[(10 * 100 + 80) * 4..<(10 * 100 + 80) * 4 + 4])
+        #expect(left == [255, 0, 0, 255] && right == [0, 0, 255, 255], "\(left) \(right)")
+        let pdf = try t.describe(file: try openFile(try fixtures.write("doc.pdf", ImageFile.pdf(pages: Self.document))))
+        #expect(pdf.pages == 3 && pdf.description.size == Size(width: 400, height: 300) && !pdf.description.hasAlpha)
+    }
+
     @Test func anSVGKeepsItsTransparency() throws {
         let fixtures = try Fixtures()
         let svg = try fixtures.write(
@@ -136,6 +151,28 @@ import Testing
         let t = try Thumbnailer(limits: ImagingLimits())
         #expect(throws: ImagingError.self) { try t.describe(file: try openFile(pdf), page: 9) }
         #expect(try t.describe(file: try openFile(pdf), page: 3).description.size == Size(width: 300, height: 300))
+    }
+
+    /// A PDF whose page box is 20000 points square (400 million pixels at its own size) is
+    /// held by `limits.maxSourcePixels` at the size it is drawn: a small thumbnail of it is
+    /// made, a drawing over the limit is a 413, and the header is not refused for its box.
+    @Test func aHugePageBoxIsHeldAtTheSizeItIsDrawn() throws {
+        let fixtures = try Fixtures()
+        let pdf = try fixtures.write(
+            "poster.pdf", ImageFile.pdf(pages: [ImageFile.Page(width: 20_000, height: 20_000, rgb: (0, 128, 0))]))
+        var limits = ImagingLimits()
+        limits.maxSourcePixels = 1_000_000
+        #expect(try Thumbnailer(limits: limits).probe(path: pdf).size == Size(width: 20_000, height: 20_000))
+        let (img, _) = try thumb(pdf, "w=100", limits: limits)
+        #expect(img.width == 100 && img.height == 100)
+        for query in ["w=2000", "w=2000&crop=0,0,0.5,0.5"] {
+            #expect {
+                _ = try thumb(pdf, query, limits: limits)
+            } throws: { error in
+                guard let e = error as? ImagingError else { return false }
+                return e.error.code == .sourceTooLarge && e.error.message.contains("drawing this pdf at")
+            }
+        }
     }
 
     @Test func aMultiPageTIFFTakesPage() throws {

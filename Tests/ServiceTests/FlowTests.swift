@@ -153,6 +153,30 @@ import Testing
         #expect(h.get("/info?src=scan.tif").text.contains(#""pages": 3"#))
     }
 
+    /// `page` (SPEC: Source formats): a variant of its own, `page=1` the same as none, and
+    /// past the last page a 400 naming the count, from `/thumb` and `/info` alike.
+    @Test func pageIsAVariantAndPastTheLastIs400NamingTheCount() throws {
+        let h = try Harness()
+        try h.sources.put("doc.pdf", "400x300 pdf pages=3")
+        let none = h.get("/thumb?src=doc.pdf&w=100")
+        let first = h.get("/thumb?src=doc.pdf&w=100&page=1")
+        #expect(
+            none.status == 200 && first.headers["X-Cache"] == "HIT" && first.headers["ETag"] == none.headers["ETag"])
+        let third = h.get("/thumb?src=doc.pdf&w=100&page=3")
+        #expect(
+            third.status == 200 && third.headers["X-Cache"] == "MISS" && third.headers["ETag"] != none.headers["ETag"])
+        for route in ["thumb", "info"] {
+            let past = h.get("/\(route)?src=doc.pdf&w=100&page=4")
+            #expect(past.status == 400 && past.text.contains("page=4 is past the last page: the source has 3 pages"))
+        }
+        #expect(h.get("/info?src=doc.pdf&page=2").text.contains(#""pages": 3"#))
+        #expect(h.get("/thumb?src=doc.pdf&page=0").text.contains("page must be an integer from 1"))
+        #expect(h.get("/thumb?src=landscape.jpg&page=2").text.contains("the source has 1 page\""))
+        // A vector is drawn at any size: no-upscaling does not hold it to its 400 points.
+        #expect(h.get("/thumb?src=doc.pdf&w=1200").text.hasPrefix("1200x900 "))
+        #expect(h.get("/thumb?src=landscape.jpg&w=3000").text.hasPrefix("2400x1600 "))
+    }
+
     /// 32 identical requests at once: one render, one entry, 32 identical answers.
     @Test func identicalMissesInFlightRenderOnce() throws {
         let h = try Harness()
