@@ -26,17 +26,16 @@ done
 cat "$out"/images/* > /dev/null
 serve_images 18480
 Q="w=600&h=400&mode=fill"
+# miss QUERY FILE: one request's status, time and size, appended to $out/FILE.txt.
+miss() {
+  curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' "http://127.0.0.1:18480/thumb?$1" \
+    >> "$out/$2.txt"
+}
 for i in $(seq "$N"); do
-  for f in $FORMATS; do
-    curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' \
-      "http://127.0.0.1:18480/thumb?src=$f-$i.jpg&$Q&format=$f" >> "$out/$f.txt"
-  done
+  for f in $FORMATS; do miss "src=$f-$i.jpg&$Q&format=$f" "$f"; done
 done
 for i in $(seq "$N"); do
-  for s in $SOURCES; do
-    curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' \
-      "http://127.0.0.1:18480/thumb?src=src-$i.$s&$Q&format=webp" >> "$out/source-$s.txt"
-  done
+  for s in $SOURCES; do miss "src=src-$i.$s&$Q&format=webp" "source-$s"; done
 done
 python3 - "$out" "$N" "$PHOTO" "$FORMATS" "$SOURCES" <<'PY'
 import statistics, sys
