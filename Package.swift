@@ -40,6 +40,13 @@ let package = Package(
                 .linkedLibrary("vips"), .linkedLibrary("heif"), .linkedLibrary("gobject-2.0"),
                 .linkedLibrary("glib-2.0"),
             ]),
+        // FFmpeg's libraries behind fixed-arity calls: a video's facts and the frame at a moment.
+        .target(
+            name: "CAV",
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil"),
+                .linkedLibrary("swscale"),
+            ]),
         // libxml2, locked down (no network, no entity, no DTD ever loaded), for the SVG sanitiser.
         .target(name: "CXML", cSettings: [.unsafeFlags(xmlIncludes)], linkerSettings: [.linkedLibrary("xml2")]),
         // SVG sanitised before librsvg sees it: an allowlist of elements and attributes, no
@@ -48,7 +55,7 @@ let package = Package(
             name: "SVG", dependencies: ["Core", "CXML"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
         .target(
-            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "Syscalls", "SVG"],
+            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "CAV", "Syscalls", "SVG"],
             swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and running Aspect needs and is missing: Debian's libvips (with
-# pkg-config to find it), libcurl (for HTTP and S3 sources, with the CA certificates) and
-# libxml2's headers (the SVG sanitiser parses with it);
+# pkg-config to find it), libcurl (for HTTP and S3 sources, with the CA certificates),
+# libxml2's headers (the SVG sanitiser parses with it) and FFmpeg's libraries (video sources);
 # with `test`, also what the tests need: Debian's Chromium, which loads the demo page as a
 # browser would, Python's venv, where scripts/test.sh installs moto's S3 server, and the
 # tools that make the test photos; with `photos`, only those tools. Safe to run again: it
@@ -9,7 +9,10 @@
 #   bash scripts/setup.sh [test|photos]
 set -euo pipefail
 
-packages=(pkg-config libvips-dev libcurl4-openssl-dev libxml2-dev ca-certificates)
+packages=(
+  pkg-config libvips-dev libcurl4-openssl-dev libxml2-dev ca-certificates
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
+)
 # scripts/fetch-photos.sh makes the rotated portrait with jpegtran and exiftool.
 photo_tools=(libjpeg-turbo-progs libimage-exiftool-perl)
 [ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl "${photo_tools[@]}")

@@ -171,6 +171,10 @@ int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int
                             fail_on == VIPS_FAIL_ON_ERROR ? "n=-1,fail_on=error" : "n=-1");
 }
 
+int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+}
+
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
     return vips_arrayjoin(in, out, n, "across", 1, NULL);
 }

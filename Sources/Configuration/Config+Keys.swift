@@ -114,6 +114,17 @@ extension Config {
             "limits.maxSvgElements", 1...10_000_000,
             "most elements an SVG source may have (more: 413), counted before it is sanitised",
             \.limits.maxSvgElements),
+        .decimal(
+            "limits.maxVideoSeconds", 0.1...3600,
+            "most seconds of video decoded forward from a keyframe to reach a wanted frame (more: 413)",
+            \.limits.maxVideoSeconds),
+        .decimal(
+            "video.defaultSeconds", 0...3600,
+            "the moment of a video shown when t is not given (a shorter clip: its middle frame)",
+            \.video.defaultSeconds),
+        .integer(
+            "video.previewFrameMs", 10...60_000, "how long each frame of a frames=N video preview is shown, in ms",
+            \.video.previewFrameMs),
         ConfigKey("security.signingKey", "HMAC key; when set, every /thumb needs sig (at least 16 characters)") {
             c, v, _ in
             guard case .string(let s) = v, s.isEmpty || s.utf8.count >= 16 else {

@@ -30,7 +30,7 @@ public struct Config: Equatable, Sendable {
         /// The source formats decoded, by libvips loader; every other loader is blocked in
         /// libvips at start-up. SVG and PDF are off unless listed until their sources are
         /// sanitised and bounded (issue 24); ImageMagick is never offered.
-        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl", "svg", "pdf"]
+        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl", "svg", "pdf", "mp4", "webm", "mkv"]
         /// JPEG shrink-on-load by the largest of 8, 4, 2 the scale allows (sharp's and
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
         /// two for the final resize: faster, at a small cost in fidelity (BENCHMARKS.md).
@@ -45,7 +45,7 @@ public struct Config: Equatable, Sendable {
 
         /// Every format a loader of Debian's libvips can be named by here.
         public static let knownFormats = [
-            "jpeg", "png", "webp", "gif", "heif", "tiff", "svg", "pdf", "jxl", "jp2k",
+            "jpeg", "png", "webp", "gif", "heif", "tiff", "svg", "pdf", "jxl", "mp4", "webm", "mkv", "jp2k",
         ]
     }
 
@@ -82,6 +82,16 @@ public struct Config: Equatable, Sendable {
         public var maxAnimationFrames = 100
         /// Most elements an SVG source may have; more is a 413.
         public var maxSvgElements = 10_000
+        /// Most seconds of video decoded forward from a keyframe to reach a wanted frame.
+        public var maxVideoSeconds: Double = 30
+    }
+
+    /// Video sources (SPEC: Video).
+    public struct Video: Equatable, Sendable {
+        /// The moment shown when `t` is not given (a clip shorter than twice it: its middle).
+        public var defaultSeconds: Double = 1
+        /// How long each frame of a `frames=N` preview is shown.
+        public var previewFrameMs = 500
     }
 
     public struct Security: Equatable, Sendable {
@@ -161,6 +171,7 @@ public struct Config: Equatable, Sendable {
     public var cache = Cache()
     public var http = HTTP()
     public var limits = Limits()
+    public var video = Video()
     public var security = Security()
     public var log = Log()
     public var sources = Sources()
@@ -183,7 +194,9 @@ public struct Config: Equatable, Sendable {
     /// The limits a request is parsed and planned against.
     public var requestLimits: RequestLimits {
         RequestLimits(
-            maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl)
+            maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl,
+            maxAnimationFrames: limits.maxAnimationFrames, videoDefaultSeconds: video.defaultSeconds,
+            previewFrameMs: video.previewFrameMs)
     }
 
     /// Whether `sig` is required.

@@ -11,15 +11,23 @@ public struct SourceDescription: Equatable, Sendable {
     public var frames: Int
     /// Pages of a paged source (PDF, TIFF, HEIF); 1 for any other. `size` is the asked page's.
     public var pages: Int
+    /// A video's length in seconds; nil for any other source.
+    public var duration: Double?
 
-    public init(size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1, pages: Int = 1) {
+    public init(
+        size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1, pages: Int = 1,
+        duration: Double? = nil
+    ) {
         self.size = size
         self.hasAlpha = hasAlpha
         self.format = format
         self.bytes = bytes
         self.frames = frames
         self.pages = pages
+        self.duration = duration
     }
+
+    public var isVideo: Bool { duration != nil }
 
     /// The formats drawn from vectors at the scale the plan needs (SPEC: Source formats).
     public static let vectorFormats: Set<String> = ["svg", "pdf"]
@@ -43,12 +51,44 @@ public struct RenderOrder: Equatable, Sendable {
     public var quality: Int?
     /// Every frame goes through the plan, and the output is animated (WebP or GIF).
     public var animated: Bool
+    /// A video's moments to show, in seconds: one for a still, N for a preview (the output
+    /// is animated only when the format can be; else the first alone is made).
+    public var moments: [Double]
+    /// How long each frame of a video's preview is shown, in ms.
+    public var frameDelayMs: Int
 
-    public init(plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false) {
+    public init(
+        plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
+        frameDelayMs: Int = 0
+    ) {
         self.plan = plan
         self.format = format
         self.quality = quality
         self.animated = animated
+        self.moments = moments
+        self.frameDelayMs = frameDelayMs
+    }
+
+    /// The moment of a video shown without `t` (SPEC: Video): `video.defaultSeconds`, or
+    /// the middle of a clip shorter than twice that.
+    public static func defaultMoment(duration: Double, limits: RequestLimits) -> Double {
+        duration < 2 * limits.videoDefaultSeconds ? duration / 2 : limits.videoDefaultSeconds
+    }
+
+    /// The moments `request` asks of a video `duration` seconds long: from `t` (400 past the
+    /// end), one, or N spread evenly from `t` to the end.
+    public static func moments(_ request: ThumbRequest, duration: Double, limits: RequestLimits) throws(AspectError)
+        -> [Double]
+    {
+        let start = request.time ?? defaultMoment(duration: duration, limits: limits)
+        if let t = request.time, t > duration {
+            throw AspectError(
+                .badParam,
+                "t=\(NumberSyntax.text(t)) is past the end: the video is \(NumberSyntax.text((duration * 1000).rounded() / 1000)) s long"
+            )
+        }
+        let n = request.frameCount ?? 1
+        return (0..<n).map { start + Double($0) * (duration - start) / Double(n) }
     }
 
     /// The order for `request` on a source described so: Core's geometry, and the format
@@ -61,18 +101,28 @@ public struct RenderOrder: Equatable, Sendable {
         // A vector is drawn at the scale the plan needs: it has no pixels to run out of.
         if source.isVector { geometry.upscale = true }
         let plan = try Geometry.plan(source: source.size, request: geometry, limits: limits)
+        var moments: [Double] = []
+        if let duration = source.duration {
+            moments = try Self.moments(request, duration: duration, limits: limits)
+        } else if let n = request.frameCount {
+            throw AspectError(
+                .badParam,
+                "frames=\(n) makes a preview of a video, and this source is \(source.format): give frames=1 or none")
+        }
         // An animation stays one (SPEC: Animated sources): auto is WebP where accepted, else
-        // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1.
-        let moving = source.frames > 1 && !request.firstFrameOnly
+        // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1. A video's preview
+        // of N frames is an animation the same way.
+        let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
         let format: ImageFormat =
             moving && request.format == .auto
             ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
             : request.format.resolve(
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
                 autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
+        let animated = moving && (format == .webp || format == .gif)
         return RenderOrder(
-            plan: plan, format: format, quality: request.quality,
-            animated: moving && (format == .webp || format == .gif))
+            plan: plan, format: format, quality: request.quality, animated: animated,
+            moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs)
     }
 }
 
@@ -85,21 +135,40 @@ public struct SourceFacts: Equatable, Sendable {
     public var frames: Int
     /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.
     public var pages: Int
+    /// A video's stream facts; nil for any other source.
+    public var video: VideoFacts?
     /// The source shrunk to fit 100×100, upright, sRGB, RGBA with 8 bits a channel.
     public var previewWidth: Int
     public var previewHeight: Int
     public var previewRGBA: [UInt8]
 
     public init(
-        description: SourceDescription, orientation: Int, frames: Int, pages: Int = 1, previewWidth: Int,
-        previewHeight: Int, previewRGBA: [UInt8]
+        description: SourceDescription, orientation: Int, frames: Int, pages: Int = 1, video: VideoFacts? = nil,
+        previewWidth: Int, previewHeight: Int, previewRGBA: [UInt8]
     ) {
         self.description = description
         self.orientation = orientation
         self.frames = frames
         self.pages = pages
+        self.video = video
         self.previewWidth = previewWidth
         self.previewHeight = previewHeight
         self.previewRGBA = previewRGBA
+    }
+}
+
+/// What `/info` tells of a video's stream (SPEC: Video).
+public struct VideoFacts: Equatable, Sendable {
+    /// Seconds.
+    public var duration: Double
+    /// FFmpeg's short name of the codec: `h264`, `vp9`, `hevc`, `av1`, …
+    public var codec: String
+    /// Frames a second; 0 when the container does not say.
+    public var fps: Double
+
+    public init(duration: Double, codec: String, fps: Double) {
+        self.duration = duration
+        self.codec = codec
+        self.fps = fps
     }
 }

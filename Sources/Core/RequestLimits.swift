@@ -8,11 +8,23 @@ public struct RequestLimits: Equatable, Sendable {
     public var autoAvif: Bool
     /// `http.autoJxl`: `format=auto` may choose JPEG XL (before AVIF) for a client that lists it.
     public var autoJxl: Bool
+    /// `limits.maxAnimationFrames`: the most frames a video's preview may ask for.
+    public var maxAnimationFrames: Int
+    /// `video.defaultSeconds`: the moment shown when `t` is not given.
+    public var videoDefaultSeconds: Double
+    /// `video.previewFrameMs`: how long each frame of a video's preview is shown.
+    public var previewFrameMs: Int
 
-    public init(maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false) {
+    public init(
+        maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false,
+        maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500
+    ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
         self.autoAvif = autoAvif
         self.autoJxl = autoJxl
+        self.maxAnimationFrames = maxAnimationFrames
+        self.videoDefaultSeconds = videoDefaultSeconds
+        self.previewFrameMs = previewFrameMs
     }
 }

@@ -41,6 +41,8 @@ extension ThumbRequest {
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if firstFrameOnly { p.append(("frames", "1")) }
+        if let frameCount { p.append(("frames", "\(frameCount)")) }
+        if let time { p.append(("t", decimalString(time))) }
         return p
     }
 

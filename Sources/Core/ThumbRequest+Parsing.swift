@@ -3,7 +3,7 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "sig",
+        "t", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -92,11 +92,15 @@ extension ThumbRequest {
             throw .badParam("blur and sharpen are both given; give one of them")
         }
         if let v = values["frames"] {
-            guard v == "1" else {
-                throw .badParam("frames must be 1 (the first frame of an animation), got \(quoted(v))")
+            // 1: an animation's first frame; 2 … the frame limit: a video's preview.
+            guard let n = NumberSyntax.integer(Substring(v)), (1...limits.maxAnimationFrames).contains(n) else {
+                throw .badParam(
+                    "frames must be 1 (the first frame of an animation) or, on a video, 2 to "
+                        + "\(limits.maxAnimationFrames) (a preview of that many frames), got \(quoted(v))")
             }
-            r.firstFrameOnly = true
+            if n == 1 { r.firstFrameOnly = true } else { r.frameCount = n }
         }
+        if let v = values["t"] { r.time = try decimal("t", v, 0...ThumbRequest.maxSeconds) }
         if let v = values["page"] {
             guard let n = NumberSyntax.integer(Substring(v)), (1...ThumbRequest.maxPage).contains(n) else {
                 throw .badParam("page must be an integer from 1 to \(ThumbRequest.maxPage), got \(quoted(v))")

@@ -161,6 +161,10 @@ public struct ThumbRequest: Equatable, Sendable {
     public var firstFrameOnly = false
     /// `page`: the page of a PDF or a multi-page TIFF or HEIF, from 1.
     public var page = 1
+    /// `t`: the moment of a video to show, in seconds; nil for the default.
+    public var time: Double?
+    /// `frames=N` with N ≥ 2: a video's preview of N frames.
+    public var frameCount: Int?
     /// The `sig` parameter, checked by the server against the raw query.
     public var signature: String?
 
@@ -168,6 +172,8 @@ public struct ThumbRequest: Equatable, Sendable {
 
     /// The largest `page` parsed; a source decides where its own last page is.
     public static let maxPage = 100_000
+    /// The largest `t` parsed (about 11 days); a video decides where its own end is.
+    public static let maxSeconds: Double = 1_000_000
 
     /// Default corner radius in CSS pixels.
     public static let defaultRadius = 8

@@ -1,3 +1,5 @@
+import CAV
+import Core
 import Foundation
 
 extension ImageFile {
@@ -47,5 +49,47 @@ extension ImageFile {
         for o in offsets { out += String(format: "%010d 00000 n \n", o) }
         out += "trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R >>\nstartxref\n\(table)\n%%EOF\n"
         return Array(out.utf8)
+    }
+}
+
+extension ImageFile {
+    /// The encoders `writeClip` can use, by FFmpeg's names.
+    public enum VideoCodec: String, Sendable {
+        case h264 = "libx264"
+        case vp9 = "libvpx-vp9"
+        case mpeg4
+    }
+
+    /// Writes a clip of `frames` (RGB, all one even size) at `fps`, a keyframe every
+    /// `keyframeEvery` frames, turned `rotation` degrees clockwise by its display matrix;
+    /// the container from the path's extension (`.mp4`, `.mov`, `.webm`, `.mkv`). By
+    /// FFmpeg's own encoders: the samples' clip and the tests'.
+    public static func writeClip(
+        to path: String, frames: [RawImage], fps: Int, codec: VideoCodec, keyframeEvery: Int, rotation: Int = 0
+    ) throws(ImagingError) {
+        guard let first = frames.first, frames.allSatisfy({ $0.width == first.width && $0.height == first.height })
+        else {
+            throw ImagingError(.encode, AspectError(.internalError, "a clip needs frames of one size"))
+        }
+        let rgb = frames.flatMap { frame in
+            frame.bands == 3
+                ? frame.pixels
+                : stride(from: 0, to: frame.pixels.count, by: frame.bands).flatMap {
+                    frame.pixels[$0..<$0 + 3]
+                }
+        }
+        let status = cav_write_clip(
+            path, codec.rawValue, rgb, Int32(frames.count), Int32(first.width), Int32(first.height), Int32(fps),
+            Int32(keyframeEvery), Int32(rotation))
+        guard status == 0 else {
+            throw ImagingError(.encode, AspectError(.internalError, "writing the clip \(path) failed"))
+        }
+    }
+
+    /// Writes `seconds` of a tone in Matroska: a file with sound and no picture.
+    public static func writeAudioOnly(to path: String, seconds: Double) throws(ImagingError) {
+        guard cav_write_audio(path, seconds) == 0 else {
+            throw ImagingError(.encode, AspectError(.internalError, "writing the audio file \(path) failed"))
+        }
     }
 }

@@ -20,14 +20,18 @@ final class SourceInput {
     let file: OpenFile
     /// The bytes that replace the file's, owned here for as long as a source reads them.
     let memory: UnsafeMutableRawBufferPointer?
+    /// A video, opened once by FFmpeg for the header and then its frames.
+    let video: VideoSource?
 
-    init(_ file: OpenFile) {
+    init(_ file: OpenFile, video: VideoSource? = nil) {
         self.file = file
+        self.video = video
         memory = nil
     }
 
     init(_ file: OpenFile, replacedBy bytes: [UInt8]) {
         self.file = file
+        video = nil
         let m = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
         m.copyBytes(from: bytes)
         memory = UnsafeMutableRawBufferPointer(rebasing: m[0..<bytes.count])

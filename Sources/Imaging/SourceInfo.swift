@@ -23,11 +23,16 @@ public struct SourceInfo: Equatable, Sendable {
     public var page = 1
     /// PQ or HLG coding (nclx, cICP), tone-mapped to SDR after the resize.
     var hdr: HDRCoding?
+    /// A video's stream facts; nil for an image.
+    public var video: VideoFacts?
+    /// The moment of a video a still is made of, once the plan has said.
+    var moment: Double?
 
     /// What the planner is told.
     public var description: SourceDescription {
         SourceDescription(
-            size: size, hasAlpha: hasAlpha, format: format, bytes: bytes, frames: frames, pages: pages)
+            size: size, hasAlpha: hasAlpha, format: format, bytes: bytes, frames: frames, pages: pages,
+            duration: video?.duration)
     }
 }
 
@@ -45,6 +50,10 @@ public struct ImagingLimits: Equatable, Sendable {
     public var maxAnimationFrames = 100
     /// Most elements of an SVG source (`limits.maxSvgElements`).
     public var maxSvgElements = 10_000
+    /// Most seconds of video decoded from a keyframe to a wanted frame (`limits.maxVideoSeconds`).
+    public var maxVideoSeconds: Double = 30
+    /// The moment of a video `/info` describes (`video.defaultSeconds`, SPEC: Video).
+    public var videoDefaultSeconds: Double = 1
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
@@ -68,6 +77,8 @@ public struct ImagingLimits: Equatable, Sendable {
             fastShrinkOnLoad: config.images.fastShrinkOnLoad)
         maxAnimationFrames = config.limits.maxAnimationFrames
         maxSvgElements = config.limits.maxSvgElements
+        maxVideoSeconds = config.limits.maxVideoSeconds
+        videoDefaultSeconds = config.video.defaultSeconds
     }
 }
 

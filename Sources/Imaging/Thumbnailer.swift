@@ -47,27 +47,53 @@ public struct Thumbnailer: Sendable {
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        let (input, source) = try open(file: file, page: page, deadline: deadline)
+        var (input, source) = try open(file: file, page: page, deadline: deadline)
         let wanted: RenderOrder
         do throws(AspectError) {
             wanted = try order(source.description)
         } catch {
             throw ImagingError(.header, error)
         }
+        source.moment = wanted.moments.first
         let bytes =
-            wanted.animated
-            ? try renderAnimation(
-                input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                deadline: deadline)
-            : try render(
-                input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                deadline: deadline)
+            wanted.animated && input.video != nil
+            ? try renderVideoPreview(input, source: source, order: wanted, deadline: deadline)
+            : wanted.animated
+                ? try renderAnimation(
+                    input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                    deadline: deadline)
+                : try render(
+                    input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                    deadline: deadline)
         return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
     }
 
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
     public func probe(path: String, page: Int = 1) throws(ImagingError) -> SourceInfo {
         try open(file: OpenFile.opening(path), page: page, deadline: .none).info
+    }
+
+    /// A video's header by FFmpeg: the upright frame size (its pixels held to
+    /// `limits.maxSourcePixels` before any decode), the duration, codec and rate.
+    func openVideo(_ file: OpenFile, container: String, bytes: Int64, deadline: Deadline)
+        throws(ImagingError) -> (input: SourceInput, info: SourceInfo)
+    {
+        guard limits.formats.contains(container) else {
+            throw ImagingError(
+                .header,
+                AspectError(
+                    .unsupportedSource,
+                    "the source is \(container) video, which this service does not decode; it decodes "
+                        + limits.formats.sorted().joined(separator: ", ")))
+        }
+        let video = try VideoSource(file, deadline: deadline)
+        let stored = video.storedSize
+        try checkPixels(stored, "the video's frames are")
+        var info = SourceInfo(
+            size: video.uprightSize, storedSize: stored, orientation: 1, hasAlpha: false, format: container,
+            bytes: bytes)
+        info.video = video.videoFacts
+        return (SourceInput(file, video: video), info)
     }
 
     /// The sanitised SVG that replaces the file's bytes for every loader (SPEC: Source
@@ -108,6 +134,10 @@ public struct Thumbnailer: Sendable {
                 AspectError(
                     .sourceTooLarge, "the source is \(bytes) bytes, over limits.maxSourceBytes \(limits.maxSourceBytes)"
                 ))
+        }
+        // A video is told by its container's first bytes and opened by FFmpeg.
+        if let container = VideoSniff.container(file.read(count: Int(min(bytes, 64))) ?? []) {
+            return try openVideo(file, container: container, bytes: bytes, deadline: deadline)
         }
         // One source for the sniff and the header (libvips rewinds it between them), unless
         // the bytes are replaced.
@@ -185,8 +215,13 @@ public struct Thumbnailer: Sendable {
     /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
     public func describe(file: OpenFile, page: Int = 1) throws(ImagingError) -> SourceFacts {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        let (input, info) = try open(file: file, page: page, deadline: deadline)
+        var (input, info) = try open(file: file, page: page, deadline: deadline)
         do throws(AspectError) { try info.description.check(page: page) } catch { throw ImagingError(.header, error) }
+        // A video's placeholders are its default frame's (SPEC: Video).
+        if let video = info.video {
+            info.moment = RenderOrder.defaultMoment(
+                duration: video.duration, limits: RequestLimits(videoDefaultSeconds: limits.videoDefaultSeconds))
+        }
         let side = Double(Self.previewSide)
         let scale = min(1, side / Double(max(info.size.width, info.size.height)))
         let small = Size(
@@ -203,8 +238,7 @@ public struct Thumbnailer: Sendable {
         }
         return SourceFacts(
             description: info.description, orientation: info.orientation, frames: info.frames, pages: info.pages,
-            previewWidth: small.width,
-            previewHeight: small.height, previewRGBA: rgba)
+            video: info.video, previewWidth: small.width, previewHeight: small.height, previewRGBA: rgba)
     }
 
     /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
@@ -261,20 +295,7 @@ extension Thumbnailer {
         deadline: Deadline
     ) throws(ImagingError) -> [UInt8] {
         let frames = info.frames
-        // With a region or a turn, every frame is decoded whole at the region's scale and
-        // reshaped as a still is.
-        let cut = plan.reshapesSource ? Self.regionCut(plan) : nil
-        let decoded = cut?.whole ?? plan.resized
-        if let cut { try checkWhole(cut.whole, frames: frames) }
-        let pixels = Int64(decoded.width) * Int64(decoded.height) * Int64(frames)
-        guard pixels <= limits.maxSourcePixels else {
-            throw ImagingError(
-                .limits,
-                AspectError(
-                    .badParam,
-                    "this request scales the animation's \(frames) frames to \(plan.resized) each, over "
-                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask for a smaller size or frames=1"))
-        }
+        let (cut, decoded) = try framesDecoded(plan, count: frames)
         let source = try VSource(input, deadline: deadline)
         let (w, h) = (Int32(decoded.width), Int32(decoded.height))
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
@@ -306,34 +327,101 @@ extension Thumbnailer {
                 .process, AspectError(.internalError, "processing the animation failed (resize)"),
                 detail: "thumbnail gave \(strip.size) in pages of \(pageHeight), planned \(frames) × \(decoded)")
         }
+        do throws(ImagingError) {
+            return try animate(
+                count: frames, cut: cut, plan: plan, format: format, quality: quality, delays: delays, loop: loop,
+                deadline: deadline
+            ) { i throws(ImagingError) in
+                try strip.then("extract_area") { cvips_extract_area($0, $1, 0, Int32(i) * h, w, h) }
+            }
+        } catch {
+            if error.stage != .encode { throw error }
+            // The frames are decoded as the encoder reads them, so a failure here is the
+            // source's (a corrupt frame) or the deadline's, not the encoder's.
+            if source.expired || deadline.passed { throw deadline.error }
+            throw ImagingError(.decode, corrupt, detail: error.detail)
+        }
+    }
+
+    /// The size an animation's frames are decoded at: the plan's, or, with a region or a
+    /// turn, the whole source's at the region's scale (each frame is then reshaped as a
+    /// still is). All `count` frames together are held to `limits.maxSourcePixels` (400).
+    func framesDecoded(_ plan: Plan, count: Int) throws(ImagingError) -> (cut: RegionCut?, size: Size) {
+        let cut = plan.reshapesSource ? Self.regionCut(plan) : nil
+        let decoded = cut?.whole ?? plan.resized
+        if let cut { try checkWhole(cut.whole, frames: count) }
+        let pixels = Int64(decoded.width) * Int64(decoded.height) * Int64(count)
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this request decodes \(count) frames at \(decoded) each, over limits.maxSourcePixels "
+                        + "\(limits.maxSourcePixels); ask for a smaller size or fewer frames (frames=1: one)"))
+        }
+        return (cut, decoded)
+    }
+
+    /// The frames `frame(i)` gives (each at the decoded size: the plan's, or the whole
+    /// source's for a region or a turn) through the same steps as a still, joined again,
+    /// and encoded as an animation with `delays` and `loop`.
+    func animate(
+        count: Int, cut: RegionCut?, plan: Plan, format: ImageFormat, quality: Int?, delays: [Int32], loop: Int32,
+        deadline: Deadline, frame: (Int) throws(ImagingError) -> VImage
+    ) throws(ImagingError) -> [UInt8] {
         var done: [VImage] = []
-        for i in 0..<frames {
+        for i in 0..<count {
             try deadline.check()
-            var frame = try strip.then("extract_area") { cvips_extract_area($0, $1, 0, Int32(i) * h, w, h) }
-            if let cut { frame = try Pipeline.exactSize(try Self.reshape(frame, cut, plan), plan.resized) }
-            frame = try Pipeline.toSRGB(frame)
-            frame = try Pipeline.cropOrPlace(frame, plan, format: format)
-            frame = try Pipeline.effects(frame, plan)
-            if let shape = plan.shape { frame = try Pipeline.clip(frame, shape: shape, radius: plan.cornerRadius) }
-            done.append(frame)
+            var image = try frame(i)
+            if let cut { image = try Pipeline.exactSize(try Self.reshape(image, cut, plan), plan.resized) }
+            image = try Pipeline.toSRGB(image)
+            image = try Pipeline.cropOrPlace(image, plan, format: format)
+            image = try Pipeline.effects(image, plan)
+            if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+            done.append(image)
         }
         // The frames stay referenced by `done` while the join reads them.
         var pointers: [UnsafeMutablePointer<VipsImage>?] = done.map { $0.pointer }
         let joined = try VImage.make(.process, AspectError(.internalError, "processing the animation failed (join)")) {
             out in cvips_arrayjoin_vertical(&pointers, Int32(pointers.count), out)
         }
-        do throws(ImagingError) {
-            let bytes = try Encoder.encode(
-                joined, format: format, quality: quality,
-                animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop))
-            withExtendedLifetime(done) {}
-            return bytes
-        } catch {
-            // The frames are decoded as the encoder reads them, so a failure here is the
-            // source's (a corrupt frame) or the deadline's, not the encoder's.
-            if source.expired || deadline.passed { throw deadline.error }
-            throw ImagingError(.decode, corrupt, detail: error.detail)
+        let bytes = try Encoder.encode(
+            joined, format: format, quality: quality,
+            animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop))
+        withExtendedLifetime(done) {}
+        return bytes
+    }
+
+    /// A video's hover preview (SPEC: Video): one frame decoded at each of the order's
+    /// moments, by seeking, never by decoding the whole clip; each resized and taken
+    /// through the still's steps; shown `frameDelayMs` each, looping forever.
+    func renderVideoPreview(_ input: SourceInput, source info: SourceInfo, order: RenderOrder, deadline: Deadline)
+        throws(ImagingError) -> [UInt8]
+    {
+        guard let video = input.video else {
+            throw ImagingError(.process, AspectError(.internalError, "processing the video failed"))
         }
+        let plan = order.plan
+        let count = order.moments.count
+        let (cut, decoded) = try framesDecoded(plan, count: count)
+        let delays = [Int32](repeating: Int32(order.frameDelayMs), count: count)
+        return try animate(
+            count: count, cut: cut, plan: plan, format: order.format, quality: order.quality, delays: delays, loop: 0,
+            deadline: deadline
+        ) { i throws(ImagingError) in
+            try videoFrame(video, at: order.moments[i], to: decoded, deadline: deadline)
+        }
+    }
+
+    /// The frame of a video at `seconds`, upright, resized to exactly `size`, in memory.
+    func videoFrame(_ video: VideoSource, at seconds: Double, to size: Size, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
+        let frame = try video.frame(at: seconds, maxDecodeSeconds: limits.maxVideoSeconds, deadline: deadline)
+        let resized = try frame.then("thumbnail") {
+            cvips_thumbnail_image_force($0, $1, Int32(size.width), Int32(size.height))
+        }
+        return try resized.then("copy") { cvips_copy_memory($0, $1) }
     }
 
     /// How the region of a plan is cut from the whole source, resized: the size the whole
@@ -382,14 +470,18 @@ extension Thumbnailer {
     /// An SVG or a PDF page drawn at `size`: over `limits.maxSourcePixels` is a 413, as a
     /// raster source of that many pixels would be.
     func checkDrawn(_ size: Size, _ info: SourceInfo) throws(ImagingError) {
+        try checkPixels(size, "drawing this \(info.format) at")
+    }
+
+    /// A 413 when `size` is over `limits.maxSourcePixels`; `what` begins the message.
+    func checkPixels(_ size: Size, _ what: String) throws(ImagingError) {
         let pixels = Int64(size.width) * Int64(size.height)
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
                 AspectError(
                     .sourceTooLarge,
-                    "drawing this \(info.format) at \(size) is \(pixels) pixels, over limits.maxSourcePixels "
-                        + "\(limits.maxSourcePixels)"))
+                    "\(what) \(size) = \(pixels) pixels, over limits.maxSourcePixels \(limits.maxSourcePixels)"))
         }
     }
 
@@ -429,6 +521,9 @@ extension Thumbnailer {
     func decodeResized(_ input: SourceInput, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
+        if let video = input.video {
+            return try videoFrame(video, at: info.moment ?? 0, to: size, deadline: deadline)
+        }
         let source = try VSource(input, deadline: deadline)
         func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
             -> VImage

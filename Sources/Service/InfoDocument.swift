@@ -28,6 +28,12 @@ enum InfoDocument {
         var json = #"{"source": {"width": \#(d.size.width), "height": \#(d.size.height), "format": "\#(d.format)", "#
         json += #""hasAlpha": \#(d.hasAlpha), "orientation": \#(facts.orientation), "frames": \#(facts.frames), "#
         json += #""pages": \#(facts.pages), "#
+        if let video = facts.video {
+            // A video's stream (SPEC: Video): seconds and frames a second, to the millisecond.
+            json += #""duration": \#(NumberSyntax.text((video.duration * 1000).rounded() / 1000)), "#
+            json +=
+                #""codec": \#(quoted(video.codec)), "fps": \#(NumberSyntax.text((video.fps * 1000).rounded() / 1000)), "#
+        }
         json += #""bytes": \#(d.bytes)}, "ratio": \#(Double(d.size.width) / Double(d.size.height)), "#
         json += #""thumbhash": "\#(thumbhash)", "blurhash": "\#(blurhash)", "#
         json += #""averageColor": \#(quoted(Colours.average(rgba: rgba))), "#

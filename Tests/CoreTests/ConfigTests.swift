@@ -89,6 +89,9 @@ import Testing
             "security.onlyPresets": "true", "http.autoAvif": "true", "http.autoJxl": "true",
             "limits.maxAnimationFrames": "50",
             "limits.maxSvgElements": "500",
+            "limits.maxVideoSeconds": "12.5",
+            "video.defaultSeconds": "2",
+            "video.previewFrameMs": "250",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
         ]
         #expect(Set(values.keys) == Set(Config.keys.map(\.name)))

@@ -35,7 +35,8 @@ import Testing
             ("rotate=45", "rotate must be 90, 180 or 270"), ("rotate=360", "rotate must be"),
             ("flip=x", "flip must be one of h, v, hv"), ("blur=0.1", "blur must be a decimal from 0.3 to 100"),
             ("sharpen=11", "sharpen must be a decimal from 0.3 to 10"),
-            ("blur=2&sharpen=1", "blur and sharpen are both given"), ("frames=2", "frames must be 1"),
+            ("blur=2&sharpen=1", "blur and sharpen are both given"), ("frames=0", "frames must be 1"),
+            ("frames=101", "or, on a video, 2 to 100"), ("t=-1", "t must be a decimal from 0"),
         ] {
             do {
                 _ = try ThumbRequest.parse(query: "src=a.jpg&w=100&" + query, limits: defaultLimits)

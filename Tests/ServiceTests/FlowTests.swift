@@ -177,6 +177,33 @@ import Testing
         #expect(h.get("/thumb?src=landscape.jpg&w=3000").text.hasPrefix("2400x1600 "))
     }
 
+    /// A video (SPEC: Video): `t` and `frames=N` are variants of their own; the moments are
+    /// the default one, `t`, or N spread from `t` to the end; past the end is a 400 naming
+    /// the duration; a preview is animated where the format can be, else its first moment.
+    @Test func videoMomentsAndPreviews() throws {
+        let h = try Harness()
+        try h.sources.put("clip.mp4", "1920x1080 mp4 duration=8")
+        try h.sources.put("short.mp4", "1920x1080 mp4 duration=1.5")
+        #expect(h.get("/thumb?src=clip.mp4&w=320").text == "320x180 jpeg q=0 t=1")
+        #expect(h.get("/thumb?src=short.mp4&w=320").text.hasSuffix(" t=0.75"))
+        #expect(h.get("/thumb?src=clip.mp4&w=320&t=2.5").text.hasSuffix(" t=2.5"))
+        let preview = h.get("/thumb?src=clip.mp4&w=320&t=0&frames=4", headers: [("Accept", "image/webp")])
+        #expect(preview.text == "320x180 webp q=0 t=0,2,4,6" && preview.headers["Content-Type"] == "image/webp")
+        #expect(h.get("/thumb?src=clip.mp4&w=320&frames=4&format=gif").text.hasSuffix(" t=1,2.75,4.5,6.25"))
+        #expect(h.get("/thumb?src=clip.mp4&w=320&frames=4&format=jpeg").text.hasSuffix(" t=1"))
+        let past = h.get("/thumb?src=clip.mp4&w=320&t=9")
+        #expect(past.status == 400 && past.text.contains("t=9 is past the end: the video is 8 s long"), "\(past.text)")
+        #expect(h.get("/thumb?src=clip.mp4&frames=101").text.contains("frames must be 1"))
+        #expect(h.get("/thumb?src=landscape.jpg&w=50&frames=3").status == 400)
+        let info = h.get("/info?src=clip.mp4")
+        #expect(
+            info.text.contains(#""pages": 1, "duration": 8, "codec": "h264", "fps": 29.97, "bytes": "#), "\(info.text)")
+        // Each spelling of a moment is one entry; a new moment is another.
+        let one = h.get("/thumb?src=clip.mp4&w=320&t=2.50")
+        #expect(one.headers["X-Cache"] == "HIT")
+        #expect(h.get("/thumb?src=clip.mp4&w=320&t=3").headers["X-Cache"] == "MISS")
+    }
+
     /// 32 identical requests at once: one render, one entry, 32 identical answers.
     @Test func identicalMissesInFlightRenderOnce() throws {
         let h = try Harness()

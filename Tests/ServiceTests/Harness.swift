@@ -245,11 +245,12 @@ final class ScriptRenderer: Renderer {
         guard size.count == 2, words.count >= 2 else {
             throw ServiceFailure(AspectError(.unsupportedSource, "the source is not an image"), stage: "decode")
         }
-        // "pages=N" among the words: a paged source.
+        // "pages=N" among the words: a paged source; "duration=S": a video.
         let pages = words.first { $0.hasPrefix("pages=") }.flatMap { Int($0.dropFirst(6)) } ?? 1
+        let duration = words.first { $0.hasPrefix("duration=") }.flatMap { Double($0.dropFirst(9)) }
         return SourceDescription(
             size: Size(width: size[0], height: size[1]), hasAlpha: words.contains("alpha"), format: String(words[1]),
-            bytes: Int64(text.utf8.count), pages: pages)
+            bytes: Int64(text.utf8.count), pages: pages, duration: duration)
     }
 
     func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
@@ -266,8 +267,11 @@ final class ScriptRenderer: Renderer {
         let delay = delayMs.load(ordering: .relaxed)
         if delay > 0 { usleep(UInt32(delay * 1000)) }
         let out = planned.plan.output
+        // A video's moments, when there are any: "t=1,2,3".
+        let moments =
+            planned.moments.isEmpty ? "" : " t=" + planned.moments.map { NumberSyntax.text($0) }.joined(separator: ",")
         return (
-            Array("\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)".utf8),
+            Array("\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)\(moments)".utf8),
             planned.format
         )
     }
@@ -277,7 +281,9 @@ final class ScriptRenderer: Renderer {
         do throws(AspectError) { try source.check(page: page) } catch { throw ServiceFailure(error, stage: "header") }
         descriptions.add(1, ordering: .relaxed)
         return SourceFacts(
-            description: source, orientation: 1, frames: 1, pages: source.pages, previewWidth: 4, previewHeight: 4,
+            description: source, orientation: 1, frames: 1, pages: source.pages,
+            video: source.duration.map { VideoFacts(duration: $0, codec: "h264", fps: 29.97) }, previewWidth: 4,
+            previewHeight: 4,
             previewRGBA: [UInt8](repeating: 128, count: 64))
     }
 }

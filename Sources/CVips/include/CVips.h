@@ -58,6 +58,9 @@ int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, i
 /// width × height as cvips_thumbnail_force does: a strip of frames, page-height = height.
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
                              int export_srgb);
+/// An image in memory (a video's frame) resized to exactly width × height as
+/// cvips_thumbnail_force does, with no shrink-on-load to use.
+int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int height);
 /// Images stacked top to bottom.
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
 /// An animation's page height (0 if none), its frame delays in ms (owned by the image,
