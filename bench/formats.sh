@@ -5,13 +5,14 @@
 # and the sizes, at each format's default quality (WebP 80, AVIF 50, JPEG XL 75).
 # Then source formats side by side on one output (a 600×400 fill as WebP): the photo as a
 # JPEG, the sample SVG (`aspect samples`' badge.svg, drawn from 120×90 units) and the
-# sample PDF's first page (420×595 points), each a miss, alternating.
+# sample PDF's first page (420×595 points), and the sample clip's frame at 1 s (H.264,
+# 320×240), each a miss, alternating.
 #
 #   bash bench/formats.sh
-# Env: N (20 of each), PHOTO (medium.jpg), FORMATS ("webp avif jxl"), SOURCES ("jpg svg pdf").
+# Env: N (20 of each), PHOTO (medium.jpg), FORMATS ("webp avif jxl"), SOURCES ("jpg svg pdf mp4").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N="${N:-20}"; PHOTO="${PHOTO:-medium.jpg}"; FORMATS="${FORMATS:-webp avif jxl}"; SOURCES="${SOURCES:-jpg svg pdf}"
+N="${N:-20}"; PHOTO="${PHOTO:-medium.jpg}"; FORMATS="${FORMATS:-webp avif jxl}"; SOURCES="${SOURCES:-jpg svg pdf mp4}"
 . bench/lib.sh
 bench_start curl
 mkdir -p "$out/images"
@@ -19,7 +20,9 @@ for f in $FORMATS; do
   for i in $(seq "$N"); do cp "$IMAGES/$PHOTO" "$out/images/$f-$i.jpg"; done
 done
 "$BIN" samples "$out/samples" > /dev/null
-declare -A sample=([jpg]="$IMAGES/$PHOTO" [svg]="$out/samples/badge.svg" [pdf]="$out/samples/brochure.pdf")
+declare -A sample=(
+  [jpg]="$IMAGES/$PHOTO" [svg]="$out/samples/badge.svg" [pdf]="$out/samples/brochure.pdf" [mp4]="$out/samples/clip.mp4"
+)
 for s in $SOURCES; do
   for i in $(seq "$N"); do cp "${sample[$s]}" "$out/images/src-$i.$s"; done
 done
@@ -52,7 +55,8 @@ base = rows.get("webp", rows[formats[0]])
 for f in formats:
     print(f"| {f} (default quality) | {rows[f][0]:.1f} | {rows[f][1]:.0f} | {rows[f][0] / base[0]:.2f}× | {rows[f][1] / base[1]:.2f}× |")
 if sources:
-    names = {"jpg": f"JPEG ({photo})", "svg": "SVG (badge.svg, 120×90 units)", "pdf": "PDF page (brochure.pdf p. 1, 420×595 pt)"}
+    names = {"jpg": f"JPEG ({photo})", "svg": "SVG (badge.svg, 120×90 units)",
+             "pdf": "PDF page (brochure.pdf p. 1, 420×595 pt)", "mp4": "video frame (clip.mp4 at 1 s, H.264 320×240)"}
     rows = {s: medians(f"source-{s}") for s in sources}
     base = rows.get("jpg", rows[sources[0]])
     print(f"\n### Source formats: a 600×400 fill as WebP, {n} misses each, alternating, medians\n")

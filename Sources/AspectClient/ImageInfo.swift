@@ -17,6 +17,11 @@ public struct ImageInfo: Decodable, Sendable, Equatable {
         public let frames: Int
         /// Pages of a TIFF, HEIF or PDF (1 for other sources); nil from a server before it.
         public let pages: Int?
+        /// A video's length in seconds, its codec (`h264`, `vp9`, …) and frames a second;
+        /// nil for any other source.
+        public let duration: Double?
+        public let codec: String?
+        public let fps: Double?
         public let bytes: Int
     }
 

@@ -81,6 +81,11 @@ public struct Thumbnail: Sendable, Hashable {
     public func firstFrameOnly() -> Thumbnail { setting("frames", "1") }
     /// The page (from 1) of a PDF or a multi-page TIFF or HEIF.
     public func page(_ number: Int) -> Thumbnail { setting("page", String(number)) }
+    /// The moment of a video to show, in seconds (the server's default: 1 s, or the middle
+    /// of a shorter clip).
+    public func time(_ seconds: Double) -> Thumbnail { setting("t", Self.number(seconds)) }
+    /// A video's hover preview: `count` frames from the moment to the end, as an animation.
+    public func preview(frames count: Int) -> Thumbnail { setting("frames", String(count)) }
     /// A preset the server's configuration names (`presets`); parameters set here as well
     /// override the preset's.
     public func preset(_ name: String) -> Thumbnail { setting("preset", name) }

@@ -24,6 +24,9 @@ enum DemoPage {
         ("stretch 4:3", "w=160&ratio=4:3&mode=stretch"),
     ]
 
+    /// A video's hover preview: six frames from 1 s to the end, as an animation.
+    static let videoPreviewCell: Cell = ("video preview", "w=160&ratio=4:3&mode=fill&frames=6")
+
     /// Smart cropping and the shapes; the second table, with the presets.
     static let shapeCells: [Cell] = [
         ("fill 1:1 smart", "w=120&ratio=1&mode=fill&gravity=smart"),
@@ -58,15 +61,20 @@ enum DemoPage {
             let head = "<tr><th>\(html(name))<br><small>\(info.size.width)×\(info.size.height)</small></th>"
             // The placeholder, drawn by the page from /info's ThumbHash at /info's ratio.
             let infoURL = "/info?" + signed("src=\(PercentEncoding.encode(name))", signer, path: "/info")
+            // A video's hover preview (frames=N), in a column of its own.
+            let preview =
+                info.video == nil
+                ? "<td></td>" : thumbnails(name, info.description, [videoPreviewCell], limits, signer, presets)
             modeRows +=
                 head + "<td><canvas class=\"ph\" data-info=\"\(html(infoURL))\"></canvas><br><small>"
                 + "<a class=\"info\" href=\"\(html(infoURL))\">/info</a></small></td>"
-                + thumbnails(name, info.description, modeCells, limits, signer, presets) + "</tr>\n"
+                + thumbnails(name, info.description, modeCells, limits, signer, presets) + preview + "</tr>\n"
             shapeRows +=
                 head + thumbnails(name, info.description, shapeCells + presetCells, limits, signer, presets)
                 + "</tr>\n"
         }
-        let modeHeader = "<th>placeholder</th>" + modeCells.map { "<th>\(html($0.label))</th>" }.joined()
+        let modeHeader =
+            "<th>placeholder</th>" + (modeCells + [videoPreviewCell]).map { "<th>\(html($0.label))</th>" }.joined()
         let shapeHeader = (shapeCells + presetCells).map { "<th>\(html($0.label))</th>" }.joined()
         let options = shown.map { "<option>\(html($0))</option>" }.joined()
         let note =

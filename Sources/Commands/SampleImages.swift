@@ -1,10 +1,11 @@
+import Core
 import Foundation
 import Imaging
 
 /// `aspect samples DIR`: the embedded default's sample images, drawn here (no image is
 /// taken from elsewhere): a landscape, an EXIF-rotated portrait, artwork with alpha, a
-/// square, an animation, a vector logo and a two-page PDF, in the formats a user is
-/// likely to have.
+/// square, an animation, a vector logo, a two-page PDF and a video clip, in the formats a
+/// user is likely to have.
 enum SampleImages {
     static func run(_ args: [String]) -> Int32 {
         guard args.count == 1, let dir = args.first else {
@@ -52,6 +53,24 @@ enum SampleImages {
                 if FileManager.default.fileExists(atPath: path) { continue }
                 try Data(try make()).write(to: URL(fileURLWithPath: path), options: .atomic)
                 print("made \(path)")
+            }
+            // 4 s of the ball crossing the sky at 12 frames a second, H.264 in MP4, written by
+            // FFmpeg's encoder (to a temporary name, then renamed: whole or not at all).
+            let clip = "\(dir)/clip.mp4"
+            if !FileManager.default.fileExists(atPath: clip) {
+                let strip = bounce(width: 320, height: 240, frames: 48)
+                let frameBytes = 320 * 240 * 3
+                let frames = (0..<48).map { i in
+                    RawImage(
+                        width: 320, height: 240, bands: 3,
+                        pixels: Array(strip.pixels[(i * frameBytes)..<((i + 1) * frameBytes)]))
+                }
+                let temporary = "\(dir)/.clip.\(getpid()).mp4"
+                try ImageFile.writeClip(to: temporary, frames: frames, fps: 12, codec: .h264, keyframeEvery: 12)
+                guard rename(temporary, clip) == 0 else {
+                    throw ImagingError(.encode, AspectError(.internalError, "cannot write \(clip)"))
+                }
+                print("made \(clip)")
             }
             return 0
         } catch {

@@ -71,9 +71,10 @@ import Testing
             .replacingOccurrences(of: "</pre>", with: "").replacingOccurrences(of: "&amp;", with: "&")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
         let rows = report.images
-        // Five sample images (one animated), eight cells each and one for the embedded
-        // default's preset, which this test's configuration names too.
-        #expect(rows.count == 63, "\(rows.count) thumbnails on the page")
+        // Eight samples (an animation, an SVG, a PDF and a video among them), eight cells each
+        // and one for the embedded default's preset, which this test's configuration names
+        // too, and the video's hover preview.
+        #expect(rows.count == 73, "\(rows.count) thumbnails on the page")
         #expect(rows.contains { $0.src.contains("src=bounce.gif") && $0.src.contains("preset=avatar") })
         for r in rows {
             #expect(r.complete && r.natural != "0x0", "\(r.src) did not load")
@@ -81,7 +82,7 @@ import Testing
         }
         // A placeholder per sample, decoded by the page from /info's ThumbHash and shown at
         // the image's ratio (within a pixel of 120 wide).
-        #expect(report.placeholders.count == 7)
+        #expect(report.placeholders.count == 8)
         for p in report.placeholders {
             #expect(p.drawn > 0, "\(p.info): nothing decoded")
             #expect(abs(p.shown - p.ratio) < 0.02, "\(p.info): shown at \(p.shown), the image is \(p.ratio)")

@@ -53,12 +53,21 @@ import Testing
     /// Each file through a 48×48 fill: a thumbnail of that size, or an error of an
     /// `allowed` code; how many of each.
     static func outcomes(
-        _ files: [(name: String, bytes: [UInt8])], in fixtures: Fixtures, allowed: Set<AspectError.Code>
+        _ files: [(name: String, bytes: [UInt8])], in fixtures: Fixtures, allowed: Set<AspectError.Code>,
+        limits: ImagingLimits = ImagingLimits()
     ) throws -> [String: Int] {
-        let t = try Thumbnailer(limits: ImagingLimits())
+        let t = try Thumbnailer(limits: limits)
         var outcomes: [String: Int] = [:]
         for (name, bytes) in files {
             let path = try fixtures.write(name, bytes)
+            let started = Date()
+            defer {
+                // Never a hang: within the processing deadline, when there is one, and a margin.
+                let seconds = Date().timeIntervalSince(started)
+                if limits.processingTimeoutMs > 0 {
+                    #expect(seconds < Double(limits.processingTimeoutMs) / 1000 + 2, "\(name) took \(seconds) s")
+                }
+            }
             do {
                 let r = try t.thumbnail(
                     path: path, request: request("w=48&h=48&mode=fill"), requestLimits: RequestLimits())
@@ -71,6 +80,25 @@ import Testing
             unlink(path)
         }
         return outcomes
+    }
+
+    /// Truncated, bit-flipped and spliced clips (H.264 MP4, VP9 WebM): a thumbnail or a
+    /// typed error, within the processing deadline; never a crash or an internal error.
+    @Test func twoHundredMutatedClipsGiveAThumbnailOrATypedError() throws {
+        let fixtures = try Fixtures()
+        let frames = VideoTests.frames(seconds: 3, fps: 8, width: 96, height: 64)
+        var originals: [(ext: String, bytes: [UInt8])] = []
+        for (name, codec) in [("mp4", ImageFile.VideoCodec.h264), ("webm", .vp9)] {
+            let path = fixtures.dir.appendingPathComponent("seed.\(name)").path
+            try ImageFile.writeClip(to: path, frames: frames, fps: 8, codec: codec, keyframeEvery: 8)
+            originals.append((name, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))))
+        }
+        var limits = ImagingLimits()
+        limits.processingTimeoutMs = 5000
+        let outcomes = try Self.outcomes(
+            Mutation.files(from: originals, count: 200, seed: 0xC11_95), in: fixtures,
+            allowed: [.unsupportedSource, .sourceTooLarge, .badParam, .processingTimeout], limits: limits)
+        #expect(outcomes["ok", default: 0] > 20 && outcomes["unsupported_source", default: 0] > 20, "\(outcomes)")
     }
 
     @Test func aDecompressionBombIsRefusedFromItsHeaderAtOnce() throws {

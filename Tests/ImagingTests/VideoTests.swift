@@ -17,16 +17,16 @@ import Testing
     /// `seconds` seconds at `fps`, width × height, second k in palette[k], with a white
     /// square in the top left corner (so a turn shows).
     static func frames(seconds: Int, fps: Int, width: Int, height: Int) -> [RawImage] {
-        (0..<(seconds * fps)).map { i in
-            var image = RawImage(width: width, height: height, filledWith: palette[i / fps % palette.count])
-            for y in 0..<height / 4 {
-                for x in 0..<width / 4 {
-                    let p = (y * width + x) * 3
-                    image.pixels.replaceSubrange(p..<p + 3, with: [255, 255, 255])
-                }
-            }
-            return image
+        // Built a row at a time: a pixel at a time is slow in a debug build.
+        let white = [UInt8](repeating: 255, count: width / 4 * 3)
+        let byColour = palette.map { colour -> RawImage in
+            let row = Array([[UInt8]](repeating: colour, count: width).joined())
+            var pixels = [UInt8]()
+            pixels.reserveCapacity(width * height * 3)
+            for y in 0..<height { pixels += y < height / 4 ? white + row[white.count...] : row[...] }
+            return RawImage(width: width, height: height, bands: 3, pixels: pixels)
         }
+        return (0..<(seconds * fps)).map { byColour[$0 / fps % palette.count] }
     }
 
     static func clip(
@@ -184,6 +184,38 @@ import Testing
                 "the source is webm video, which this service does not decode")
                 == true
         }
+    }
+
+    /// The frame's pixels are held to `limits.maxSourcePixels` from the stream's header,
+    /// before anything is decoded.
+    @Test func framesOverThePixelLimitAre413FromTheHeader() throws {
+        let fixtures = try Fixtures()
+        let path = try Self.clip(fixtures, "big.mp4", seconds: 1)
+        var limits = ImagingLimits()
+        limits.maxSourcePixels = 10_000
+        #expect {
+            _ = try thumb(path, "w=40", limits: limits)
+        } throws: { error in
+            guard let e = error as? ImagingError else { return false }
+            return e.error.code == .sourceTooLarge && e.stage == .limits
+                && e.error.message.contains("the video's frames are 160×96 = 15360 pixels")
+        }
+    }
+
+    /// Decoding that runs past `limits.processingTimeoutMs` ends as the timeout (504), not
+    /// as a finished frame or a hang: checked between packets.
+    @Test func aDecodePastTheDeadlineIsATimeout() throws {
+        let fixtures = try Fixtures()
+        let path = try Self.clip(fixtures, "slow.mp4", seconds: 6, width: 640, height: 480, gop: 1000)
+        var limits = ImagingLimits()
+        limits.processingTimeoutMs = 10
+        let started = Date()
+        #expect {
+            _ = try thumb(path, "t=5.5&w=64", limits: limits)
+        } throws: { error in
+            (error as? ImagingError)?.error.code == .processingTimeout
+        }
+        #expect(Date().timeIntervalSince(started) < 2)
     }
 
     @Test func infoGivesTheStreamAndTheDefaultFramesPreview() throws {

@@ -198,6 +198,9 @@ import Testing
         let info = h.get("/info?src=clip.mp4")
         #expect(
             info.text.contains(#""pages": 1, "duration": 8, "codec": "h264", "fps": 29.97, "bytes": "#), "\(info.text)")
+        // The client reads them.
+        let decoded = try JSONDecoder().decode(ImageInfo.self, from: Data(info.body))
+        #expect(decoded.source.duration == 8 && decoded.source.codec == "h264" && decoded.source.fps == 29.97)
         // Each spelling of a moment is one entry; a new moment is another.
         let one = h.get("/thumb?src=clip.mp4&w=320&t=2.50")
         #expect(one.headers["X-Cache"] == "HIT")
