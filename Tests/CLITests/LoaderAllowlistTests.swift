@@ -36,7 +36,8 @@ import Testing
             let r = try ServiceTests.get(s.port, "/thumb?src=\(f.name)&w=10")
             #expect(r.status == 415, "\(f.name): \(r.status) \(r.text)")
             #expect(
-                r.text.contains("it decodes gif, heif, jpeg, jxl, mkv, mp4, pdf, png, svg, tiff, webm, webp"), "\(f.name): \(r.text)")
+                r.text.contains("it decodes gif, heif, jpeg, jxl, mkv, mp4, pdf, png, svg, tiff, webm, webp"),
+                "\(f.name): \(r.text)")
         }
         #expect(try ServiceTests.get(s.port, "/thumb?src=landscape.jpg&w=10").status == 200)
     }
