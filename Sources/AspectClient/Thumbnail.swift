@@ -79,6 +79,14 @@ public struct Thumbnail: Sendable, Hashable {
     public func sharpen(_ sigma: Double) -> Thumbnail { setting("sharpen", Self.number(sigma)) }
     /// The first frame of an animated source only.
     public func firstFrameOnly() -> Thumbnail { setting("frames", "1") }
+    /// Blocks of `size` output pixels (2 … 256).
+    public func pixelate(_ size: Int) -> Thumbnail { setting("pixelate", String(size)) }
+    /// A result smaller than the box as asked is placed on that box, in the background colour.
+    public func extend(_ on: Bool = true) -> Thumbnail { setting("extend", on ? "1" : "0") }
+    /// A margin around the result, in points (CSS pixels): top, right, bottom, left.
+    public func padding(top: Int, right: Int, bottom: Int, left: Int) -> Thumbnail {
+        setting("padding", "\(top),\(right),\(bottom),\(left)")
+    }
     /// The page (from 1) of a PDF or a multi-page TIFF or HEIF.
     public func page(_ number: Int) -> Thumbnail { setting("page", String(number)) }
     /// The moment of a video to show, in seconds (the server's default: 1 s, or the middle

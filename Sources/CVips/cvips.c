@@ -175,6 +175,14 @@ int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int h
     return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
 }
 
+int cvips_embed_copy(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_embed(in, out, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
+}
+
+int cvips_shrink(VipsImage *in, VipsImage **out, double factor) { return vips_shrink(in, out, factor, factor, NULL); }
+
+int cvips_zoom(VipsImage *in, VipsImage **out, int factor) { return vips_zoom(in, out, factor, factor, NULL); }
+
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
     return vips_arrayjoin(in, out, n, "across", 1, NULL);
 }

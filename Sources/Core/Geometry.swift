@@ -39,6 +39,7 @@ public enum Geometry {
         let cut = region?.size ?? upright
         let source = r.rotate == 90 || r.rotate == 270 ? Size(width: cut.height, height: cut.width) : cut
         var plan = try planAfterRegion(source: source, request: r, limits: limits)
+        try finish(&plan, request: r, limits: limits)
         plan.upright = upright
         plan.region = region
         plan.rotate = r.rotate
@@ -118,7 +119,7 @@ public enum Geometry {
         var plan = Plan(
             source: source, mode: r.mode, box: box, scale: s, scaleX: s, scaleY: s,
             resized: box, output: box, crop: nil, placement: nil, gravity: r.gravity,
-            shape: r.shape, cornerRadius: 0, background: r.background, upright: source)
+            shape: r.shape, cornerRadius: 0, background: r.background, upright: source, asked: requested, canvas: box)
 
         // For fit and pad, s is at most box/source on both axes, so products stay within
         // the box. Only fill with upscaling, on a source of extreme aspect, can scale a
@@ -158,7 +159,27 @@ public enum Geometry {
             plan.scale = max(sx, sy)
         }
 
-        let short = Double(min(plan.output.width, plan.output.height))
+        return plan
+    }
+
+    /// After the geometry (SPEC: "After it"): `extend` out to the box as asked, the shape's
+    /// radius on that canvas, then `padding` around it, the whole held to maxDimension.
+    static func finish(_ plan: inout Plan, request r: ThumbRequest, limits: RequestLimits) throws(AspectError) {
+        let result = plan.output
+        if r.extend {
+            let canvas = Size(
+                width: max(result.width, plan.asked.width), height: max(result.height, plan.asked.height))
+            if canvas != result {
+                let a = (r.gravity.isCompass ? r.gravity : .center).anchor
+                plan.extended = Rect(
+                    x: offset(free: canvas.width - result.width, at: a.x),
+                    y: offset(free: canvas.height - result.height, at: a.y), width: result.width,
+                    height: result.height)
+            }
+            plan.output = canvas
+        }
+        plan.canvas = plan.output
+        let short = Double(min(plan.canvas.width, plan.canvas.height))
         switch r.shape {
         case .circle, .capsule: plan.cornerRadius = short / 2
         case .rounded:
@@ -166,7 +187,22 @@ public enum Geometry {
             plan.cornerRadius = min(short / 2, Double(Rounding.round(css * r.dpr) ?? 0))
         case nil: plan.cornerRadius = 0
         }
-        return plan
+        plan.pixelate = r.pixelate
+        if let p = r.padding {
+            func device(_ css: Int) -> Int { Rounding.round(Double(css) * r.dpr) ?? 0 }
+            let insets = Insets(
+                top: device(p.top), right: device(p.right), bottom: device(p.bottom), left: device(p.left))
+            let out = Size(
+                width: plan.canvas.width + insets.left + insets.right,
+                height: plan.canvas.height + insets.top + insets.bottom)
+            guard out.width <= limits.maxDimension, out.height <= limits.maxDimension else {
+                throw .badParam(
+                    "padding makes the output \(out) pixels (dpr \(decimalString(r.dpr)) included), over "
+                        + "limits.maxDimension \(limits.maxDimension); ask for less padding or a smaller box")
+            }
+            plan.padding = insets
+            plan.output = out
+        }
     }
 
     /// The window of `size` inside `image` that `gravity` keeps.

@@ -30,6 +30,21 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(width)×\(height)+\(x)+\(y)" }
 }
 
+/// Margins in pixels: top, right, bottom, left.
+public struct Insets: Equatable, Hashable, Sendable {
+    public var top: Int
+    public var right: Int
+    public var bottom: Int
+    public var left: Int
+
+    public init(top: Int, right: Int, bottom: Int, left: Int) {
+        self.top = top
+        self.right = right
+        self.bottom = bottom
+        self.left = left
+    }
+}
+
 /// What to do to a source to answer a request: every number the imaging step needs,
 /// computed by `Geometry.plan` and nothing else.
 public struct Plan: Equatable, Sendable {
@@ -70,6 +85,18 @@ public struct Plan: Equatable, Sendable {
     /// After the geometry, before the shape.
     public var blur: Double?
     public var sharpen: Double?
+    /// `pixelate`: blocks of this many output pixels, after the geometry.
+    public var pixelate: Int?
+    /// The box as asked, in device pixels, before no-upscaling divided it.
+    public var asked: Size
+    /// `extend`: where the geometry's result sits on a canvas of the asked box (`canvas`);
+    /// nil when nothing was extended.
+    public var extended: Rect?
+    /// The image the shape is cut from: the geometry's result, extended. `output` is this
+    /// with `padding` around it.
+    public var canvas: Size
+    /// `padding`, in device pixels.
+    public var padding: Insets?
 
     /// Whether anything happens before the geometry.
     public var reshapesSource: Bool { region != nil || rotate != 0 || flip != nil }
@@ -78,7 +105,8 @@ public struct Plan: Equatable, Sendable {
     /// source with alpha.
     public func hasAlpha(sourceHasAlpha: Bool) -> Bool {
         if shape != nil { return true }
-        if mode == .pad, placement?.size != output, !(background?.isOpaque ?? false) { return true }
+        let bars = (mode == .pad && placement?.size != box) || extended != nil || padding != nil
+        if bars, !(background?.isOpaque ?? false) { return true }
         return sourceHasAlpha
     }
 }

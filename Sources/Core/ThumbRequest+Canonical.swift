@@ -40,6 +40,11 @@ extension ThumbRequest {
         if let quality { p.append(("q", "\(quality)")) }
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
+        if extend { p.append(("extend", "1")) }
+        if let pixelate { p.append(("pixelate", "\(pixelate)")) }
+        if let padding {
+            p.append(("padding", "\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)"))
+        }
         if firstFrameOnly { p.append(("frames", "1")) }
         if let frameCount { p.append(("frames", "\(frameCount)")) }
         if let time { p.append(("t", decimalString(time))) }

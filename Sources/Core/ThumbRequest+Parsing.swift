@@ -3,7 +3,7 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "t", "sig",
+        "t", "extend", "padding", "pixelate", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -47,12 +47,25 @@ extension ThumbRequest {
         if let v = values["gravity"] { r.gravity = try choice("gravity", v, Gravity.self) }
         if let v = values["fx"] { r.focusX = try decimal("fx", v, 0...1) }
         if let v = values["fy"] { r.focusY = try decimal("fy", v, 0...1) }
-        if let v = values["upscale"] {
-            switch v {
-            case "1", "true": r.upscale = true
-            case "0", "false": r.upscale = false
-            default: throw .badParam("upscale must be 0, 1, false or true, got \(quoted(v))")
+        if let v = values["upscale"] { r.upscale = try flag("upscale", v) }
+        if let v = values["extend"] { r.extend = try flag("extend", v) }
+        if let v = values["pixelate"] { r.pixelate = try integer("pixelate", v, 2...256) }
+        if let v = values["padding"] {
+            let sides = v.split(separator: ",", omittingEmptySubsequences: false).map {
+                NumberSyntax.integer($0).flatMap { (0...maxDim).contains($0) ? $0 : nil }
             }
+            guard sides.count == 1 || sides.count == 4, sides.allSatisfy({ $0 != nil }) else {
+                throw .badParam(
+                    "padding must be N or T,R,B,L, integers from 0 to \(maxDim) (CSS pixels), got \(quoted(v))")
+            }
+            let n = sides.compactMap { $0 }
+            // No margin at all is no padding (the same request, the same key).
+            r.padding =
+                n.allSatisfy({ $0 == 0 })
+                ? nil
+                : n.count == 1
+                    ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
+                    : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
         }
         if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
         if let v = values["shape"] { r.shape = try choice("shape", v, Shape.self) }
@@ -90,6 +103,9 @@ extension ThumbRequest {
         if let v = values["sharpen"] { r.sharpen = try decimal("sharpen", v, 0.3...10) }
         if r.blur != nil, r.sharpen != nil {
             throw .badParam("blur and sharpen are both given; give one of them")
+        }
+        if r.pixelate != nil, r.blur != nil || r.sharpen != nil {
+            throw .badParam("pixelate is given with \(r.blur != nil ? "blur" : "sharpen"); give one of them")
         }
         if let v = values["frames"] {
             // 1: an animation's first frame; 2 … the frame limit: a video's preview.
@@ -154,6 +170,15 @@ extension ThumbRequest {
                 "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), got \(quoted(v))")
         }
         return n
+    }
+
+    /// `0`, `1`, `false` or `true`.
+    private static func flag(_ name: String, _ v: String) throws(AspectError) -> Bool {
+        switch v {
+        case "1", "true": return true
+        case "0", "false": return false
+        default: throw .badParam("\(name) must be 0, 1, false or true, got \(quoted(v))")
+        }
     }
 
     private static func decimal(_ name: String, _ v: String, _ range: ClosedRange<Double>) throws(AspectError) -> Double

@@ -159,6 +159,12 @@ public struct ThumbRequest: Equatable, Sendable {
     public var sharpen: Double?
     /// `frames=1`: the first frame of an animated source only.
     public var firstFrameOnly = false
+    /// `extend`: pad a result smaller than the box as asked out to that box.
+    public var extend = false
+    /// `padding`: a `bg` margin around the result, in CSS pixels.
+    public var padding: Insets?
+    /// `pixelate`: blocks of this many output pixels.
+    public var pixelate: Int?
     /// `page`: the page of a PDF or a multi-page TIFF or HEIF, from 1.
     public var page = 1
     /// `t`: the moment of a video to show, in seconds; nil for the default.

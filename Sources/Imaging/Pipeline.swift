@@ -18,7 +18,58 @@ enum Pipeline {
         var out = image
         if let sigma = plan.blur { out = try out.then("gaussblur") { cvips_gaussblur($0, $1, sigma) } }
         if let sigma = plan.sharpen { out = try out.then("sharpen") { cvips_sharpen($0, $1, sigma) } }
+        if let n = plan.pixelate { out = try pixelate(out, n) }
         return plan.blur == nil && plan.sharpen == nil ? out : try toSRGB(out)
+    }
+
+    /// Blocks of `n` × `n` pixels from the top left, each the mean of what it covers: the
+    /// image shrunk to ceil(w / n) × ceil(h / n), enlarged `n` times by repeating each
+    /// pixel, and cut back to its size.
+    static func pixelate(_ image: VImage, _ n: Int) throws(ImagingError) -> VImage {
+        let (w, h) = (image.width, image.height)
+        let small = Size(width: (w + n - 1) / n, height: (h + n - 1) / n)
+        // Each block's mean: the image first extended to whole blocks by copying its edge.
+        let whole = try image.then("embed") {
+            cvips_embed_copy($0, $1, Int32(small.width * n), Int32(small.height * n))
+        }
+        let shrunk = try whole.then("shrink") { cvips_shrink($0, $1, Double(n)) }
+        let blocks = try shrunk.then("zoom") { cvips_zoom($0, $1, Int32(n)) }
+        return try blocks.then("crop") { cvips_extract_area($0, $1, 0, 0, Int32(w), Int32(h)) }
+    }
+
+    /// After the geometry, in SPEC's order: `extend` (the result placed on the asked box),
+    /// blur, sharpen or pixelate, the shape, then `padding`.
+    static func finish(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+        var out = image
+        if let e = plan.extended { out = try place(out, at: e, on: plan.canvas, plan.background, format: format) }
+        out = try effects(out, plan)
+        if let shape = plan.shape { out = try clip(out, shape: shape, radius: plan.cornerRadius) }
+        if let p = plan.padding {
+            out = try place(
+                out, at: Rect(x: p.left, y: p.top, width: plan.canvas.width, height: plan.canvas.height),
+                on: plan.output, plan.background, format: format)
+        }
+        return out
+    }
+
+    /// `image` at `at` on a canvas of `size` in `bg`, else transparent where the format
+    /// has alpha, else white: pad bars, an extended canvas, padding.
+    static func place(_ image: VImage, at: Rect, on size: Size, _ background: Color?, format: ImageFormat)
+        throws(ImagingError) -> VImage
+    {
+        let bg = background ?? (format.hasAlpha ? .transparent : .white)
+        var source = image
+        if !source.hasAlpha, !bg.isOpaque {
+            source = try source.then("alpha") { cvips_bandjoin_const1($0, $1, 255) }
+        }
+        let values =
+            source.hasAlpha
+            ? [Double(bg.red), Double(bg.green), Double(bg.blue), Double(bg.alpha)]
+            : [Double(bg.red), Double(bg.green), Double(bg.blue)]
+        return try source.then("embed") {
+            cvips_embed(
+                $0, $1, Int32(at.x), Int32(at.y), Int32(size.width), Int32(size.height), values, Int32(values.count))
+        }
     }
 
     /// sRGB with 8 bits a band, alpha kept: grey, CMYK (already imported by the
@@ -41,7 +92,7 @@ enum Pipeline {
         case .fit, .stretch:
             return image
         case .fill:
-            let out = plan.output
+            let out = plan.box
             switch plan.gravity {
             case .smart, .entropy:
                 if image.size == out { return image }
@@ -56,22 +107,8 @@ enum Pipeline {
                 }
             }
         case .pad:
-            guard let p = plan.placement, p.size != plan.output else { return image }
-            // Bars are `bg`, else transparent where the format has alpha, else white.
-            let bg = plan.background ?? (format.hasAlpha ? .transparent : .white)
-            var source = image
-            if !source.hasAlpha, !bg.isOpaque {
-                source = try source.then("alpha") { cvips_bandjoin_const1($0, $1, 255) }
-            }
-            let values =
-                source.hasAlpha
-                ? [Double(bg.red), Double(bg.green), Double(bg.blue), Double(bg.alpha)]
-                : [Double(bg.red), Double(bg.green), Double(bg.blue)]
-            return try source.then("embed") {
-                cvips_embed(
-                    $0, $1, Int32(p.x), Int32(p.y), Int32(plan.output.width), Int32(plan.output.height), values,
-                    Int32(values.count))
-            }
+            guard let p = plan.placement, p.size != plan.box else { return image }
+            return try place(image, at: p, on: plan.box, plan.background, format: format)
         }
     }
 

@@ -272,8 +272,7 @@ public struct Thumbnailer: Sendable {
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
-        image = try Pipeline.effects(image, plan)
-        if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+        image = try Pipeline.finish(image, plan, format: format)
         try deadline.check()
         if !format.hasAlpha, image.hasAlpha {
             let bg = plan.background ?? .white
@@ -376,8 +375,7 @@ extension Thumbnailer {
             if let cut { image = try Pipeline.exactSize(try Self.reshape(image, cut, plan), plan.resized) }
             image = try Pipeline.toSRGB(image)
             image = try Pipeline.cropOrPlace(image, plan, format: format)
-            image = try Pipeline.effects(image, plan)
-            if let shape = plan.shape { image = try Pipeline.clip(image, shape: shape, radius: plan.cornerRadius) }
+            image = try Pipeline.finish(image, plan, format: format)
             done.append(image)
         }
         // The frames stay referenced by `done` while the join reads them.

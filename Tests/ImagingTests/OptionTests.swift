@@ -3,7 +3,8 @@ import Imaging
 import TestSupport
 import Testing
 
-/// `crop`, `rotate`, `flip`, `blur` and `sharpen` on synthetic sources, by their pixels.
+/// `crop`, `rotate`, `flip`, `blur`, `sharpen`, `extend`, `pixelate` and `padding` on
+/// synthetic sources, by their pixels.
 @Suite struct OptionTests {
     let fixtures: Fixtures
     let landscape: String  // 400×200: red | green over blue | yellow
@@ -71,5 +72,55 @@ import Testing
         #expect(plain.min() == 64 && plain.max() == 192)
         let sharp = try row(greys, "w=200&sharpen=2")
         #expect((sharp.min() ?? 64) < 60 && (sharp.max() ?? 192) > 196, "\(sharp[90..<110])")
+    }
+
+    // `extend`, `pixelate` and `padding` by their pixels (SPEC: "After it").
+
+    @Test func extendPlacesTheImageOnTheBoxInBg() throws {
+        let (img, rendered) = try thumb(landscape, "w=800&h=400&extend=1&bg=000000&format=png")
+        #expect(
+            img.width == 800 && img.height == 400
+                && rendered.plan.extended == Rect(x: 200, y: 100, width: 400, height: 200))
+        #expect(img.pixel(10, 10).prefix(3).elementsEqual([0, 0, 0]))
+        #expect(img.pixel(300, 150).prefix(3).elementsEqual(Fixtures.red))
+        #expect(img.pixel(500, 250).prefix(3).elementsEqual(Fixtures.yellow))
+        // Without bg, transparent where the format has alpha.
+        let (clear, _) = try thumb(landscape, "w=800&h=400&extend=1&format=png")
+        #expect(clear.bands == 4 && clear.pixel(10, 10)[3] == 0 && clear.pixel(300, 150)[3] == 255)
+    }
+
+    @Test func pixelateMakesUniformBlocks() throws {
+        // A ramp, so that every block differs from its neighbours.
+        var px: [UInt8] = []
+        for y in 0..<64 { for x in 0..<100 { px += [UInt8(x * 2), UInt8(y * 3), 128] } }
+        let ramp = try fixtures.write(
+            "ramp.png", ImageFile.encode(RawImage(width: 100, height: 64, bands: 3, pixels: px), as: .png))
+        let (img, _) = try thumb(ramp, "pixelate=8&format=png")
+        #expect(img.width == 100 && img.height == 64)
+        for by in 0..<8 {
+            for bx in 0..<13 {
+                let first = img.pixel(bx * 8, by * 8)
+                for y in (by * 8)..<min(64, by * 8 + 8) {
+                    for x in (bx * 8)..<min(100, bx * 8 + 8) where img.pixel(x, y) != first {
+                        Issue.record("block \(bx),\(by) is not uniform at \(x),\(y)")
+                        return
+                    }
+                }
+            }
+        }
+        #expect(img.pixel(0, 0) != img.pixel(8, 0) && img.pixel(0, 0) != img.pixel(0, 8))
+    }
+
+    @Test func paddingFramesTheShapedResult() throws {
+        let (img, rendered) = try thumb(
+            landscape, "w=100&h=100&mode=fill&shape=circle&padding=10,0,20,5&bg=0000ff&format=png")
+        #expect(img.width == 105 && img.height == 130 && rendered.plan.output == Size(width: 105, height: 130))
+        // The margin is bg, on every side as asked; inside it, the circle.
+        #expect(img.pixel(2, 60).prefix(3).elementsEqual([0, 0, 255]))
+        #expect(img.pixel(50, 125).prefix(3).elementsEqual([0, 0, 255]))
+        #expect(img.pixel(30, 40).prefix(3).elementsEqual(Fixtures.red), "\(img.pixel(30, 40))")
+        let (clear, _) = try thumb(landscape, "w=100&h=100&mode=fill&shape=circle&padding=10&format=png")
+        #expect(clear.width == 120 && clear.pixel(3, 3)[3] == 0 && clear.pixel(12, 12)[3] == 0)
+        #expect(clear.pixel(60, 60)[3] == 255)
     }
 }

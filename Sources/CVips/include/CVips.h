@@ -83,6 +83,12 @@ int cvips_smartcrop(VipsImage *in, VipsImage **out, int width, int height, int i
 int cvips_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height, const double *background,
                 int n);
 int cvips_flatten(VipsImage *in, VipsImage **out, const double *background, int n);
+/// in on a width × height canvas at (0, 0), the rest filled by copying in's edge pixels.
+int cvips_embed_copy(VipsImage *in, VipsImage **out, int width, int height);
+/// Each factor × factor block averaged into one pixel.
+int cvips_shrink(VipsImage *in, VipsImage **out, double factor);
+/// Each pixel repeated factor × factor times.
+int cvips_zoom(VipsImage *in, VipsImage **out, int factor);
 int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int cvips_cast_uchar(VipsImage *in, VipsImage **out);
 int cvips_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
