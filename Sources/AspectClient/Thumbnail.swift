@@ -79,6 +79,8 @@ public struct Thumbnail: Sendable, Hashable {
     public func sharpen(_ sigma: Double) -> Thumbnail { setting("sharpen", Self.number(sigma)) }
     /// The first frame of an animated source only.
     public func firstFrameOnly() -> Thumbnail { setting("frames", "1") }
+    /// The result must fit in this many bytes: the server lowers the quality (not below 10).
+    public func maxBytes(_ bytes: Int) -> Thumbnail { setting("maxbytes", String(bytes)) }
     /// Blocks of `size` output pixels (2 … 256).
     public func pixelate(_ size: Int) -> Thumbnail { setting("pixelate", String(size)) }
     /// A result smaller than the box as asked is placed on that box, in the background colour.

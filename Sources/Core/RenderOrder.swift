@@ -56,6 +56,8 @@ public struct RenderOrder: Equatable, Sendable {
     public var moments: [Double]
     /// How long each frame of a video's preview is shown, in ms.
     public var frameDelayMs: Int
+    /// `maxbytes`: the quality is lowered until the result fits.
+    public var maxBytes: Int?
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
@@ -120,9 +122,11 @@ public struct RenderOrder: Equatable, Sendable {
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
                 autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
-        return RenderOrder(
+        var order = RenderOrder(
             plan: plan, format: format, quality: request.quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs)
+        order.maxBytes = request.maxBytes
+        return order
     }
 }
 

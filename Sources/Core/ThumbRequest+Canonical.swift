@@ -38,6 +38,7 @@ extension ThumbRequest {
         if let background { p.append(("bg", background.description)) }
         p.append(("format", format.rawValue))
         if let quality { p.append(("q", "\(quality)")) }
+        if let maxBytes { p.append(("maxbytes", "\(maxBytes)")) }
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if extend { p.append(("extend", "1")) }

@@ -165,6 +165,8 @@ public struct ThumbRequest: Equatable, Sendable {
     public var padding: Insets?
     /// `pixelate`: blocks of this many output pixels.
     public var pixelate: Int?
+    /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.
+    public var maxBytes: Int?
     /// `page`: the page of a PDF or a multi-page TIFF or HEIF, from 1.
     public var page = 1
     /// `t`: the moment of a video to show, in seconds; nil for the default.

@@ -13,6 +13,42 @@ enum Encoder {
         var loop: Int32
     }
 
+    /// The lowest quality `maxbytes` lowers to (SPEC).
+    static let lowestQuality = 10
+
+    /// `encode`, and when the result is over `maxBytes` and the format has a quality, the
+    /// highest quality from `lowestQuality` up to the asked one whose result fits, found by
+    /// the floor and then bisection, in at most six more encodes; when none fits, the smallest result made
+    /// (SPEC: `maxbytes`). PNG and GIF have no quality to lower: their one result is it.
+    static func encode(
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?
+    ) throws(ImagingError) -> [UInt8] {
+        guard let maxBytes, let asked = quality ?? format.defaultQuality else {
+            return try encode(image, format: format, quality: quality, animation: animation)
+        }
+        // Decoded once: every encode below reads the same pixels, not the pipeline again.
+        let pixels = try image.then("copy") { cvips_copy_memory($0, $1) }
+        let first = try encode(pixels, format: format, quality: asked, animation: animation)
+        if first.count <= maxBytes { return first }
+        var smallest = first
+        var fits: [UInt8]?
+        func attempt(_ q: Int) throws(ImagingError) -> Bool {
+            let bytes = try encode(pixels, format: format, quality: q, animation: animation)
+            if bytes.count < smallest.count { smallest = bytes }
+            guard bytes.count <= maxBytes else { return false }
+            fits = bytes
+            return true
+        }
+        // The floor first: if even it does not fit, nothing will, and one encode says so.
+        guard asked > lowestQuality, try attempt(lowestQuality) else { return smallest }
+        var (low, high) = (lowestQuality + 1, asked - 1)
+        for _ in 0..<5 where low <= high {
+            let q = (low + high + 1) / 2
+            if try attempt(q) { low = q + 1 } else { high = q - 1 }
+        }
+        return fits ?? smallest
+    }
+
     static func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil)
         throws(ImagingError) -> [UInt8]
     {

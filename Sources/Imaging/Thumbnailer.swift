@@ -61,10 +61,10 @@ public struct Thumbnailer: Sendable {
             : wanted.animated
                 ? try renderAnimation(
                     input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                    deadline: deadline)
+                    maxBytes: wanted.maxBytes, deadline: deadline)
                 : try render(
                     input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                    deadline: deadline)
+                    maxBytes: wanted.maxBytes, deadline: deadline)
         return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
     }
 
@@ -247,7 +247,7 @@ public struct Thumbnailer: Sendable {
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     func render(
-        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?,
+        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
         deadline: Deadline
     )
         throws(ImagingError) -> [UInt8]
@@ -280,7 +280,7 @@ public struct Thumbnailer: Sendable {
                 cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
             }
         }
-        return try Encoder.encode(image, format: format, quality: quality)
+        return try Encoder.encode(image, format: format, quality: quality, maxBytes: maxBytes)
     }
 }
 
@@ -290,7 +290,7 @@ extension Thumbnailer {
     /// steps as a still (crop or place, effects, shape), and the frames are joined again
     /// with the source's delays and loop count.
     func renderAnimation(
-        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?,
+        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
         deadline: Deadline
     ) throws(ImagingError) -> [UInt8] {
         let frames = info.frames
@@ -328,7 +328,8 @@ extension Thumbnailer {
         }
         do throws(ImagingError) {
             return try animate(
-                count: frames, cut: cut, plan: plan, format: format, quality: quality, delays: delays, loop: loop,
+                count: frames, cut: cut, plan: plan, format: format, quality: quality, maxBytes: maxBytes,
+                delays: delays, loop: loop,
                 deadline: deadline
             ) { i throws(ImagingError) in
                 try strip.then("extract_area") { cvips_extract_area($0, $1, 0, Int32(i) * h, w, h) }
@@ -365,7 +366,8 @@ extension Thumbnailer {
     /// source's for a region or a turn) through the same steps as a still, joined again,
     /// and encoded as an animation with `delays` and `loop`.
     func animate(
-        count: Int, cut: RegionCut?, plan: Plan, format: ImageFormat, quality: Int?, delays: [Int32], loop: Int32,
+        count: Int, cut: RegionCut?, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?, delays: [Int32],
+        loop: Int32,
         deadline: Deadline, frame: (Int) throws(ImagingError) -> VImage
     ) throws(ImagingError) -> [UInt8] {
         var done: [VImage] = []
@@ -385,7 +387,8 @@ extension Thumbnailer {
         }
         let bytes = try Encoder.encode(
             joined, format: format, quality: quality,
-            animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop))
+            animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop),
+            maxBytes: maxBytes)
         withExtendedLifetime(done) {}
         return bytes
     }
@@ -404,7 +407,8 @@ extension Thumbnailer {
         let (cut, decoded) = try framesDecoded(plan, count: count)
         let delays = [Int32](repeating: Int32(order.frameDelayMs), count: count)
         return try animate(
-            count: count, cut: cut, plan: plan, format: order.format, quality: order.quality, delays: delays, loop: 0,
+            count: count, cut: cut, plan: plan, format: order.format, quality: order.quality,
+            maxBytes: order.maxBytes, delays: delays, loop: 0,
             deadline: deadline
         ) { i throws(ImagingError) in
             try videoFrame(video, at: order.moments[i], to: decoded, deadline: deadline)

@@ -66,8 +66,9 @@ import Testing
         #expect(Thumbnail(src: "doc.pdf").page(3).width(200).path() == "/thumb?page=3&src=doc.pdf&w=200")
         #expect(Thumbnail(src: "a.mp4").time(2.5).preview(frames: 6).path() == "/thumb?frames=6&src=a.mp4&t=2.5")
         #expect(
-            Thumbnail(src: "a").pixelate(8).extend().padding(top: 1, right: 2, bottom: 3, left: 4).path()
-                == "/thumb?extend=1&padding=1%2C2%2C3%2C4&pixelate=8&src=a")
+            Thumbnail(src: "a").pixelate(8).extend().padding(top: 1, right: 2, bottom: 3, left: 4).maxBytes(20000)
+                .path()
+                == "/thumb?extend=1&maxbytes=20000&padding=1%2C2%2C3%2C4&pixelate=8&src=a")
     }
 
     static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }

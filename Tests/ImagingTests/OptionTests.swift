@@ -124,3 +124,43 @@ import Testing
         #expect(clear.pixel(60, 60)[3] == 255)
     }
 }
+
+/// `maxbytes` (SPEC): the quality is lowered until the result fits, never below 10; when
+/// even that does not fit, the smallest result made; PNG has no quality to lower.
+@Suite struct MaxBytesTests {
+    let fixtures: Fixtures
+    let noise: String
+
+    init() throws {
+        fixtures = try Fixtures()
+        var g = SeededRandom(seed: 7)
+        let px = (0..<(320 * 240 * 3)).map { _ in UInt8.random(in: 0...255, using: &g) }
+        noise = try fixtures.write(
+            "noise.png", ImageFile.encode(RawImage(width: 320, height: 240, bands: 3, pixels: px), as: .png))
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func theResultFitsAtALowerQuality(format: ImageFormat) throws {
+        let full = try thumb(noise, "format=\(format.rawValue)").1.bytes.count
+        let budget = full / 2
+        let (img, rendered) = try thumb(noise, "format=\(format.rawValue)&maxbytes=\(budget)")
+        #expect(rendered.bytes.count <= budget && rendered.format == format, "\(rendered.bytes.count) > \(budget)")
+        #expect(img.width == 320 && img.height == 240)
+        // Not needlessly low: the floor's result is smaller still.
+        let floor = try thumb(noise, "format=\(format.rawValue)&q=10").1.bytes.count
+        #expect(floor < rendered.bytes.count)
+    }
+
+    @Test func whenNothingFitsTheSmallestIsServed() throws {
+        let floor = try thumb(noise, "format=jpeg&q=10").1.bytes
+        let rendered = try thumb(noise, "format=jpeg&maxbytes=1024").1
+        #expect(floor.count > 1024 && rendered.bytes == floor)
+    }
+
+    @Test func aResultThatFitsIsUntouchedAndPNGHasNoQuality() throws {
+        let plain = try thumb(noise, "format=jpeg&w=32").1.bytes
+        #expect(try thumb(noise, "format=jpeg&w=32&maxbytes=1000000").1.bytes == plain)
+        let png = try thumb(noise, "format=png").1.bytes
+        #expect(try thumb(noise, "format=png&maxbytes=1024").1.bytes == png)
+    }
+}
