@@ -55,7 +55,7 @@ let package = Package(
             name: "SVG", dependencies: ["Core", "CXML"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
         .target(
-            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "CAV", "Syscalls", "SVG"],
+            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "CAV", "CXML", "Syscalls", "SVG"],
             swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.

@@ -118,6 +118,10 @@ extension Config {
             "limits.maxVideoSeconds", 0.1...3600,
             "most seconds of video decoded forward from a keyframe to reach a wanted frame (more: 413)",
             \.limits.maxVideoSeconds),
+        .boolean(
+            "output.keepCopyright",
+            "keep the source's EXIF Copyright and Artist and XMP dc:rights and dc:creator, and no other metadata",
+            \.output.keepCopyright),
         .decimal(
             "video.defaultSeconds", 0...3600,
             "the moment of a video shown when t is not given (a shorter clip: its middle frame)",

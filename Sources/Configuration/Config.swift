@@ -86,6 +86,12 @@ public struct Config: Equatable, Sendable {
         public var maxVideoSeconds: Double = 30
     }
 
+    /// What an output carries (SPEC: Colour and metadata).
+    public struct Output: Equatable, Sendable {
+        /// Keep the source's copyright and artist fields, and no other metadata.
+        public var keepCopyright = false
+    }
+
     /// Video sources (SPEC: Video).
     public struct Video: Equatable, Sendable {
         /// The moment shown when `t` is not given (a clip shorter than twice it: its middle).
@@ -172,6 +178,7 @@ public struct Config: Equatable, Sendable {
     public var http = HTTP()
     public var limits = Limits()
     public var video = Video()
+    public var output = Output()
     public var security = Security()
     public var log = Log()
     public var sources = Sources()

@@ -21,8 +21,16 @@ enum Encoder {
     /// the floor and then bisection, in at most six more encodes; when none fits, the smallest result made
     /// (SPEC: `maxbytes`). PNG and GIF have no quality to lower: their one result is it.
     static func encode(
-        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
+        keepCopyright: Bool = false
     ) throws(ImagingError) -> [UInt8] {
+        // Read before anything is stripped (SPEC: output.keepCopyright).
+        let rights = keepCopyright ? Copyright.read(from: image) : nil
+        func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation?) throws(ImagingError)
+            -> [UInt8]
+        {
+            try Encoder.encode(image, format: format, quality: quality, animation: animation, rights: rights)
+        }
         guard let maxBytes, let asked = quality ?? format.defaultQuality else {
             return try encode(image, format: format, quality: quality, animation: animation)
         }
@@ -49,7 +57,11 @@ enum Encoder {
         return fits ?? smallest
     }
 
-    static func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil)
+    /// One encode with no metadata but `rights`, when given (where the format carries
+    /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
+    static func encode(
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil
+    )
         throws(ImagingError) -> [UInt8]
     {
         let q = Int32(quality ?? format.defaultQuality ?? 80)
@@ -57,6 +69,9 @@ enum Encoder {
             throw ImagingError(.encode, unavailable)
         }
         let image = try withoutMetadata(image)
+        rights?.apply(to: image)
+        // Strip unless there are rights to keep: the image now carries nothing else.
+        let strip: Int32 = rights == nil ? 1 : 0
         if let animation {
             // On the stripped copy, which no one else holds: the savers read these.
             animation.delays.withUnsafeBufferPointer {
@@ -66,11 +81,11 @@ enum Encoder {
         }
         let bytes = takeBuffer { buffer, length in
             switch format {
-            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, 1, 1, 1)
-            case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, 1)
-            case .webp: cvips_webpsave(image.pointer, buffer, length, q, 1)
-            case .avif: cvips_avifsave(image.pointer, buffer, length, q, 1)
-            case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, 1)
+            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, 1, 1)
+            case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, strip)
+            case .webp: cvips_webpsave(image.pointer, buffer, length, q, strip)
+            case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)
+            case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, strip)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             }
         }
@@ -78,7 +93,7 @@ enum Encoder {
             throw ImagingError(
                 .encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
         }
-        return format == .webp ? WebPContainer.strippingMetadata(bytes) : bytes
+        return format == .webp && rights == nil ? WebPContainer.strippingMetadata(bytes) : bytes
     }
 
     /// A copy with every metadata field removed, as well as the savers' `strip`: what

@@ -49,10 +49,12 @@ public enum ImageFile {
 
     /// Encodes pixels. `orientation` writes an EXIF orientation tag (JPEG), `cmyk`
     /// converts to CMYK first (JPEG), `profile` embeds an ICC profile, `pageHeight` makes
-    /// an animation of frames stacked vertically (GIF, WebP); metadata is kept.
+    /// an animation of frames stacked vertically (GIF, WebP), `exif` sets EXIF tags by
+    /// libvips' field names (`exif-ifd0-Artist`), `xmp` an XMP packet; metadata is kept.
     public static func encode(
         _ raw: RawImage, as container: Container, quality: Int = 95, orientation: Int? = nil, cmyk: Bool = false,
-        profile: Profile? = nil, pageHeight: Int? = nil, delays: [Int32] = [], loop: Int32 = 0
+        profile: Profile? = nil, pageHeight: Int? = nil, delays: [Int32] = [], loop: Int32 = 0,
+        exif: [String: String] = [:], xmp: String? = nil
     ) throws(ImagingError) -> [UInt8] {
         try Vips.start()
         var image = try VImage.fromPixels(raw.pixels, width: raw.width, height: raw.height, bands: raw.bands)
@@ -68,6 +70,15 @@ public enum ImageFile {
         case nil: break
         }
         if let orientation { vips_image_set_int(image.pointer, "orientation", Int32(orientation)) }
+        if !exif.isEmpty || xmp != nil {
+            image = try image.then("copy") { cvips_copy($0, $1) }
+            // libvips writes the EXIF block from `exif-ifdN-Name` fields.
+            for (name, value) in exif { vips_image_set_string(image.pointer, name, value) }
+            if let xmp {
+                let bytes = Array(xmp.utf8)
+                bytes.withUnsafeBytes { vips_image_set_blob_copy(image.pointer, "xmp-data", $0.baseAddress, $0.count) }
+            }
+        }
         if let pageHeight {
             image = try image.then("copy") { cvips_copy($0, $1) }
             delays.withUnsafeBufferPointer {

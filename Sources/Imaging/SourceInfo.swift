@@ -54,6 +54,8 @@ public struct ImagingLimits: Equatable, Sendable {
     public var maxVideoSeconds: Double = 30
     /// The moment of a video `/info` describes (`video.defaultSeconds`, SPEC: Video).
     public var videoDefaultSeconds: Double = 1
+    /// `output.keepCopyright`: EXIF Copyright and Artist, XMP dc:rights and dc:creator kept.
+    public var keepCopyright = false
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Config().images.formats)
@@ -79,6 +81,7 @@ public struct ImagingLimits: Equatable, Sendable {
         maxSvgElements = config.limits.maxSvgElements
         maxVideoSeconds = config.limits.maxVideoSeconds
         videoDefaultSeconds = config.video.defaultSeconds
+        keepCopyright = config.output.keepCopyright
     }
 }
 

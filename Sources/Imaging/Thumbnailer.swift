@@ -280,7 +280,8 @@ public struct Thumbnailer: Sendable {
                 cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
             }
         }
-        return try Encoder.encode(image, format: format, quality: quality, maxBytes: maxBytes)
+        return try Encoder.encode(
+            image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright)
     }
 }
 
@@ -388,7 +389,7 @@ extension Thumbnailer {
         let bytes = try Encoder.encode(
             joined, format: format, quality: quality,
             animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop),
-            maxBytes: maxBytes)
+            maxBytes: maxBytes, keepCopyright: limits.keepCopyright)
         withExtendedLifetime(done) {}
         return bytes
     }

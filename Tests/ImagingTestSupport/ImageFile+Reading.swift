@@ -50,6 +50,21 @@ extension ImageFile {
         return RawImage(width: image.width, height: image.height, bands: image.bands, pixels: try image.pixels())
     }
 
+    /// A metadata field of an encoded image as libvips shows it (`exif-ifd0-Artist`:
+    /// "Jane (Jane, ASCII, 5 components, 5 bytes)"), or the text of a blob (`xmp-data`).
+    public static func metadataText(_ bytes: [UInt8], _ name: String) throws(ImagingError) -> String? {
+        try Vips.start()
+        let image = try open(bytes)
+        guard vips_image_get_typeof(image.pointer, name) != 0 else { return nil }
+        var text: UnsafePointer<CChar>?
+        if vips_image_get_string(image.pointer, name, &text) == 0, let text { return String(cString: text) }
+        _ = Vips.takeError()
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(image.pointer, name, &data, &length) == 0, let data else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    }
+
     /// The embedded ICC profile of an encoded image, if any.
     public static func iccProfile(_ bytes: [UInt8]) throws(ImagingError) -> [UInt8]? {
         try Vips.start()

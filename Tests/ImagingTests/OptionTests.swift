@@ -1,5 +1,7 @@
 import Core
+import Foundation
 import Imaging
+import ImagingTestSupport
 import TestSupport
 import Testing
 
@@ -162,5 +164,63 @@ import Testing
         #expect(try thumb(noise, "format=jpeg&w=32&maxbytes=1000000").1.bytes == plain)
         let png = try thumb(noise, "format=png").1.bytes
         #expect(try thumb(noise, "format=png&maxbytes=1024").1.bytes == png)
+    }
+}
+
+/// `output.keepCopyright` (SPEC: Colour and metadata): the source's EXIF Copyright and
+/// Artist and XMP dc:rights and dc:creator are kept where the format carries them, and
+/// nothing else (never GPS); off (the default), nothing at all.
+@Suite struct KeepCopyrightTests {
+    static let xmp = """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/">\
+        <dc:rights><rdf:Alt><rdf:li xml:lang="x-default">© 2026 Jane &amp; Co</rdf:li></rdf:Alt></dc:rights>\
+        <dc:creator><rdf:Seq><rdf:li>Jane Doe</rdf:li><rdf:li>Joe Roe</rdf:li></rdf:Seq></dc:creator>\
+        <xmp:CreatorTool>SecretCam 3</xmp:CreatorTool><dc:description>where I live</dc:description>\
+        </rdf:Description></rdf:RDF></x:xmpmeta>
+        """
+
+    static func source(_ fixtures: Fixtures) throws -> String {
+        try fixtures.write(
+            "signed.jpg",
+            ImageFile.encode(
+                Fixtures.quadrants(width: 200, height: 100), as: .jpeg,
+                exif: [
+                    "exif-ifd0-Copyright": "Jane Doe 2026", "exif-ifd0-Artist": "Jane Doe",
+                    "exif-ifd0-Make": "SecretCam", "exif-ifd3-GPSLatitudeRef": "N",
+                ], xmp: xmp))
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp, .avif])
+    func copyrightAndArtistAreKeptAndNothingElse(format: ImageFormat) throws {
+        let fixtures = try Fixtures()
+        let path = try Self.source(fixtures)
+        // The fixture does carry all of it.
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(try ImageFile.metadataText(original, "exif-ifd3-GPSLatitudeRef") != nil)
+        var limits = ImagingLimits()
+        limits.keepCopyright = true
+        let out = try thumb(path, "w=100&format=\(format.rawValue)", limits: limits).1.bytes
+        #expect(try ImageFile.metadataText(out, "exif-ifd0-Copyright")?.hasPrefix("Jane Doe 2026") == true)
+        #expect(try ImageFile.metadataText(out, "exif-ifd0-Artist")?.hasPrefix("Jane Doe") == true)
+        for gone in ["exif-ifd3-GPSLatitudeRef", "exif-ifd0-Make"] {
+            #expect(try ImageFile.metadataText(out, gone) == nil, "\(format): \(gone) kept")
+        }
+        let packet = try #require(try ImageFile.metadataText(out, "xmp-data"))
+        #expect(packet.contains("© 2026 Jane &amp; Co") && packet.contains("<rdf:li>Joe Roe</rdf:li>"), "\(packet)")
+        #expect(!packet.contains("SecretCam") && !packet.contains("where I live"))
+        // Off: nothing at all.
+        let plain = try thumb(path, "w=100&format=\(format.rawValue)").1.bytes
+        let fields = try ImageFile.metadataFields(plain)
+        #expect(!fields.contains { $0.hasPrefix("exif-") || $0 == "xmp-data" }, "\(fields)")
+    }
+
+    @Test func pngCarriesTheXMP() throws {
+        let fixtures = try Fixtures()
+        var limits = ImagingLimits()
+        limits.keepCopyright = true
+        let out = try thumb(try Self.source(fixtures), "w=100&format=png", limits: limits).1.bytes
+        #expect(try ImageFile.metadataText(out, "xmp-data")?.contains("Jane Doe") == true)
+        #expect(try ImageFile.metadataText(out, "exif-ifd3-GPSLatitudeRef") == nil)
     }
 }
