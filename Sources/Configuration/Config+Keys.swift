@@ -98,6 +98,11 @@ extension Config {
             \.http.autoAvif),
         .boolean(
             "http.autoJxl", "format=auto may choose JPEG XL, before AVIF, for clients that accept it", \.http.autoJxl),
+        .boolean(
+            "http.clientHints",
+            "Sec-CH-DPR (or DPR) stands in for an absent dpr, Sec-CH-Width (or Width) for absent w and h; "
+                + "image answers carry Accept-CH and vary on the hints",
+            \.http.clientHints),
         .integer(
             "limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
         .decimal("limits.maxDpr", 1...10, "largest dpr", \.limits.maxDpr),

@@ -70,6 +70,8 @@ public struct Config: Equatable, Sendable {
         public var autoAvif = false
         /// `format=auto` may choose JPEG XL (before AVIF) when `Accept` lists it.
         public var autoJxl = false
+        /// Client hints stand in for `dpr` and `w` when they are not given.
+        public var clientHints = false
     }
 
     public struct Limits: Equatable, Sendable {

@@ -137,8 +137,10 @@ public struct ServiceHandler: HTTPHandler {
     private func thumb(_ request: HTTPRequestHead, _ endpoint: Endpoint) -> Route {
         let accept = request.headers["Accept"]
         let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl)
+        let hints = config.http.clientHints ? ClientHints(request.headers) : nil
         let memoKey = RecentKeys.Target(
-            query: endpoint == .thumb ? request.query : "/info?" + request.query, autoTag: autoTag)
+            query: (endpoint == .thumb ? request.query : "/info?" + request.query) + (hints?.memo ?? ""),
+            autoTag: autoTag)
         if let known = recent.get(memoKey), sources.isCurrent(known.identity),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
@@ -162,13 +164,17 @@ public struct ServiceHandler: HTTPHandler {
         }
         // The signature covers the request as sent (preset= included); then the preset's
         // parameters stand in for its name, the request's own winning.
-        let parsed: ThumbRequest
+        var parsed: ThumbRequest
         let expanded: QueryParameters
         do throws(AspectError) {
             expanded = try config.parsedPresets.expand(params, onlyPresets: config.security.onlyPresets)
             parsed = try ThumbRequest.parse(expanded, limits: config.requestLimits)
         } catch {
             return .respond(Self.error(error))
+        }
+        if let hints {
+            parsed = hints.apply(
+                to: parsed, given: Set(expanded.pairs.map(\.name)), limits: config.requestLimits)
         }
         // /info gives `output` when any /thumb parameter is there besides src.
         let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
@@ -252,7 +258,7 @@ public struct ServiceHandler: HTTPHandler {
         }
         let key = CacheKey(
             canonical: canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
-        let headers = commonHeaders(key, auto: auto)
+        let headers = commonHeaders(key, auto: auto, hints: config.http.clientHints && known.endpoint == .thumb)
         recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
@@ -284,11 +290,15 @@ public struct ServiceHandler: HTTPHandler {
         return .respond(HTTPResponse(status: 200, headers: h, body: body, logNote: "cache=HIT"))
     }
 
-    private func commonHeaders(_ key: CacheKey, auto: Bool) -> HTTPHeaders {
+    /// `hints`: an image answer under `http.clientHints`, which asks for them and varies
+    /// on them (one made without a hint too, or a cache would hand it to a 2× screen).
+    private func commonHeaders(_ key: CacheKey, auto: Bool, hints: Bool = false) -> HTTPHeaders {
         var h = HTTPHeaders([
             ("ETag", key.etag), ("Cache-Control", "public, max-age=\(config.http.maxAgeSeconds), immutable"),
         ])
-        if auto { h.append("Vary", "Accept") }
+        let vary = (auto ? ["Accept"] : []) + (hints ? [ClientHints.vary] : [])
+        if !vary.isEmpty { h.append("Vary", vary.joined(separator: ", ")) }
+        if hints { h.append("Accept-CH", ClientHints.acceptCH) }
         return h
     }
 

@@ -91,6 +91,7 @@ import Testing
             "limits.maxSvgElements": "500",
             "limits.maxVideoSeconds": "12.5",
             "video.defaultSeconds": "2",
+            "http.clientHints": "true",
             "output.keepCopyright": "true",
             "video.previewFrameMs": "250",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,

@@ -207,6 +207,34 @@ import Testing
         #expect(h.get("/thumb?src=clip.mp4&w=320&t=3").headers["X-Cache"] == "MISS")
     }
 
+    /// Client hints (SPEC: Efficiency): off by default; on, Sec-CH-DPR (or DPR) stands in
+    /// for an absent dpr and Sec-CH-Width (or Width, over the DPR) for absent w and h, each
+    /// variant its own entry; explicit parameters win; answers ask for and vary on them.
+    @Test func clientHintsStandInForAbsentParameters() throws {
+        let off = try Harness()
+        let plain = off.get("/thumb?src=landscape.jpg&ratio=4:3&mode=fill", headers: [("Sec-CH-DPR", "2")])
+        #expect(plain.text.hasPrefix("2133x1600 ") && plain.headers["Accept-CH"] == nil, "\(plain.text)")
+        let h = try Harness { $0.http.clientHints = true }
+        let base = "/thumb?src=landscape.jpg&ratio=4:3&mode=fill"
+        let none = h.get(base + "&w=300")
+        #expect(none.text.hasPrefix("300x225 ") && none.headers["Accept-CH"] == "Sec-CH-DPR, Sec-CH-Width")
+        #expect(none.headers["Vary"] == "Accept, Sec-CH-DPR, Sec-CH-Width, DPR, Width", "\(none.headers)")
+        let retina = h.get(base + "&w=300", headers: [("Sec-CH-DPR", "2")])
+        #expect(retina.text.hasPrefix("600x450 ") && retina.headers["X-Cache"] == "MISS")
+        #expect(h.get(base + "&w=300", headers: [("DPR", "2.0")]).headers["X-Cache"] == "HIT")
+        #expect(h.get(base + "&w=300", headers: [("Sec-CH-DPR", "9")]).text.hasPrefix("1200x900 "), "clamped to 4")
+        #expect(h.get(base + "&w=300&dpr=1", headers: [("Sec-CH-DPR", "2")]).text.hasPrefix("300x225 "))
+        // The width hint is device pixels: 900 at DPR 3 is w=300.
+        let wide = h.get(base, headers: [("Sec-CH-Width", "900"), ("Sec-CH-DPR", "3")])
+        #expect(wide.text.hasPrefix("900x675 "), "\(wide.text)")
+        #expect(h.get(base, headers: [("Width", "640")]).text.hasPrefix("640x480 "))
+        #expect(h.get(base + "&h=100", headers: [("Width", "640")]).text.hasPrefix("133x100 "))
+        #expect(h.get(base, headers: [("Sec-CH-Width", "junk")]).text.hasPrefix("2133x1600 "))
+        #expect(
+            h.get("/thumb?src=landscape.jpg&w=300&format=jpeg").headers["Vary"]
+                == "Sec-CH-DPR, Sec-CH-Width, DPR, Width")
+    }
+
     /// 32 identical requests at once: one render, one entry, 32 identical answers.
     @Test func identicalMissesInFlightRenderOnce() throws {
         let h = try Harness()
