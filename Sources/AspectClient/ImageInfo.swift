@@ -68,6 +68,16 @@ public struct AspectServer: Sendable {
 
     public func url(_ thumbnail: Thumbnail) -> URL? { thumbnail.url(base: base, signingKey: signingKey) }
 
+    /// A request for `thumbnail`; with `saveData` (the user asked the app to save data, or
+    /// the network is constrained), it carries `Save-Data: on`, and a server with
+    /// `http.saveData` answers at its lower quality unless the thumbnail sets one.
+    public func request(_ thumbnail: Thumbnail, saveData: Bool = false) -> URLRequest? {
+        guard let url = url(thumbnail) else { return nil }
+        var request = URLRequest(url: url)
+        if saveData { request.setValue("on", forHTTPHeaderField: "Save-Data") }
+        return request
+    }
+
     /// `/info` of `src`, with `thumbnail`'s parameters when given (then `output` is set).
     public func info(src: String, for thumbnail: Thumbnail? = nil, session: URLSession = .shared) async throws
         -> ImageInfo

@@ -103,6 +103,37 @@ extension Config {
             "Sec-CH-DPR (or DPR) stands in for an absent dpr, Sec-CH-Width (or Width) for absent w and h; "
                 + "image answers carry Accept-CH and vary on the hints",
             \.http.clientHints),
+        .boolean(
+            "http.saveData",
+            "a request with Save-Data: on and no q is encoded at http.saveDataQuality; image answers vary on Save-Data",
+            \.http.saveData),
+        ConfigKey(
+            "http.saveDataQuality",
+            "the quality of a Save-Data request, by format: a JSON object of jpeg, webp, avif, jxl"
+        ) { c, v, _ in
+            var object: [String: ConfigValue] = [:]
+            switch v {
+            case .object(let o): object = o
+            case .string(let text):
+                // From the variable: the same JSON object, as text.
+                guard let data = text.data(using: .utf8),
+                    let decoded = try? JSONDecoder().decode(ConfigValue.self, from: data), case .object(let o) = decoded
+                else { return "must be a JSON object of formats (jpeg, webp, avif, jxl) to qualities 1 to 100" }
+                object = o
+            default: return "must be a JSON object of formats (jpeg, webp, avif, jxl) to qualities 1 to 100"
+            }
+            for (name, value) in object {
+                guard ["jpeg", "webp", "avif", "jxl"].contains(name), case .integer(let q) = value,
+                    (1...100).contains(q)
+                else { return "must map jpeg, webp, avif or jxl to a quality from 1 to 100; '\(name)' does not" }
+                c.http.saveDataQuality[name] = Int(q)
+            }
+            return nil
+        } read: {
+            "{"
+                + $0.http.saveDataQuality.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(
+                    separator: ", ") + "}"
+        },
         .integer(
             "limits.maxDimension", 1...65_535, "largest output side, in pixels, dpr included", \.limits.maxDimension),
         .decimal("limits.maxDpr", 1...10, "largest dpr", \.limits.maxDpr),

@@ -72,6 +72,10 @@ public struct Config: Equatable, Sendable {
         public var autoJxl = false
         /// Client hints stand in for `dpr` and `w` when they are not given.
         public var clientHints = false
+        /// `Save-Data: on` without `q`: the quality of `saveDataQuality`, and `Vary: Save-Data`.
+        public var saveData = false
+        /// The quality a `Save-Data` request is encoded at, by output format.
+        public var saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50]
     }
 
     public struct Limits: Equatable, Sendable {
@@ -205,7 +209,7 @@ public struct Config: Equatable, Sendable {
         RequestLimits(
             maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl,
             maxAnimationFrames: limits.maxAnimationFrames, videoDefaultSeconds: video.defaultSeconds,
-            previewFrameMs: video.previewFrameMs)
+            previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality)
     }
 
     /// Whether `sig` is required.

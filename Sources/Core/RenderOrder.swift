@@ -122,8 +122,10 @@ public struct RenderOrder: Equatable, Sendable {
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
                 autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
+        // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
+        let quality = request.quality ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
         var order = RenderOrder(
-            plan: plan, format: format, quality: request.quality, animated: animated,
+            plan: plan, format: format, quality: quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs)
         order.maxBytes = request.maxBytes
         return order

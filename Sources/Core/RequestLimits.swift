@@ -14,10 +14,13 @@ public struct RequestLimits: Equatable, Sendable {
     public var videoDefaultSeconds: Double
     /// `video.previewFrameMs`: how long each frame of a video's preview is shown.
     public var previewFrameMs: Int
+    /// `http.saveDataQuality`: a `Save-Data` request's quality, by format name.
+    public var saveDataQuality: [String: Int]
 
     public init(
         maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false,
-        maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500
+        maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500,
+        saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50]
     ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
@@ -26,5 +29,6 @@ public struct RequestLimits: Equatable, Sendable {
         self.maxAnimationFrames = maxAnimationFrames
         self.videoDefaultSeconds = videoDefaultSeconds
         self.previewFrameMs = previewFrameMs
+        self.saveDataQuality = saveDataQuality
     }
 }

@@ -39,6 +39,7 @@ extension ThumbRequest {
         p.append(("format", format.rawValue))
         if let quality { p.append(("q", "\(quality)")) }
         if let maxBytes { p.append(("maxbytes", "\(maxBytes)")) }
+        if saveData { p.append(("save-data", "on")) }
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if extend { p.append(("extend", "1")) }

@@ -167,6 +167,9 @@ public struct ThumbRequest: Equatable, Sendable {
     public var pixelate: Int?
     /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.
     public var maxBytes: Int?
+    /// Not a parameter: the client sent `Save-Data: on` without `q`, and the server
+    /// honours it (`http.saveData`). Part of the canonical form, so of the key.
+    public var saveData = false
     /// `page`: the page of a PDF or a multi-page TIFF or HEIF, from 1.
     public var page = 1
     /// `t`: the moment of a video to show, in seconds; nil for the default.

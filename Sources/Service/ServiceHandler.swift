@@ -138,8 +138,12 @@ public struct ServiceHandler: HTTPHandler {
         let accept = request.headers["Accept"]
         let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl)
         let hints = config.http.clientHints ? ClientHints(request.headers) : nil
+        let saveData =
+            config.http.saveData
+            && request.headers["Save-Data"]?.trimmingCharacters(in: .whitespaces).lowercased() == "on"
         let memoKey = RecentKeys.Target(
-            query: (endpoint == .thumb ? request.query : "/info?" + request.query) + (hints?.memo ?? ""),
+            query: (endpoint == .thumb ? request.query : "/info?" + request.query) + (hints?.memo ?? "")
+                + (saveData ? "\u{0}save-data" : ""),
             autoTag: autoTag)
         if let known = recent.get(memoKey), sources.isCurrent(known.identity),
             let served = serveCached(request, key: known.key, headers: known.headers)
@@ -176,6 +180,8 @@ public struct ServiceHandler: HTTPHandler {
             parsed = hints.apply(
                 to: parsed, given: Set(expanded.pairs.map(\.name)), limits: config.requestLimits)
         }
+        // Save-Data asks for fewer bytes; an explicit q still wins.
+        if saveData, parsed.quality == nil, endpoint == .thumb { parsed.saveData = true }
         // /info gives `output` when any /thumb parameter is there besides src.
         let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
         let known = CheckedRequest(
@@ -258,7 +264,9 @@ public struct ServiceHandler: HTTPHandler {
         }
         let key = CacheKey(
             canonical: canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
-        let headers = commonHeaders(key, auto: auto, hints: config.http.clientHints && known.endpoint == .thumb)
+        let image = known.endpoint == .thumb
+        let headers = commonHeaders(
+            key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image)
         recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
@@ -292,11 +300,14 @@ public struct ServiceHandler: HTTPHandler {
 
     /// `hints`: an image answer under `http.clientHints`, which asks for them and varies
     /// on them (one made without a hint too, or a cache would hand it to a 2× screen).
-    private func commonHeaders(_ key: CacheKey, auto: Bool, hints: Bool = false) -> HTTPHeaders {
+    /// `saveData`: an image answer under `http.saveData`, which varies on `Save-Data`.
+    private func commonHeaders(_ key: CacheKey, auto: Bool, hints: Bool = false, saveData: Bool = false)
+        -> HTTPHeaders
+    {
         var h = HTTPHeaders([
             ("ETag", key.etag), ("Cache-Control", "public, max-age=\(config.http.maxAgeSeconds), immutable"),
         ])
-        let vary = (auto ? ["Accept"] : []) + (hints ? [ClientHints.vary] : [])
+        let vary = (auto ? ["Accept"] : []) + (hints ? [ClientHints.vary] : []) + (saveData ? ["Save-Data"] : [])
         if !vary.isEmpty { h.append("Vary", vary.joined(separator: ", ")) }
         if hints { h.append("Accept-CH", ClientHints.acceptCH) }
         return h

@@ -71,6 +71,14 @@ import Testing
                 == "/thumb?extend=1&maxbytes=20000&padding=1%2C2%2C3%2C4&pixelate=8&src=a")
     }
 
+    @Test func saveDataIsAHeaderOnTheRequest() throws {
+        let server = AspectServer(base: try #require(URL(string: "http://127.0.0.1:8080")))
+        let saving = try #require(server.request(Thumbnail(src: "a.jpg").width(300), saveData: true))
+        #expect(saving.value(forHTTPHeaderField: "Save-Data") == "on")
+        #expect(saving.url?.absoluteString == "http://127.0.0.1:8080/thumb?src=a.jpg&w=300")
+        #expect(try #require(server.request(Thumbnail(src: "a.jpg"))).value(forHTTPHeaderField: "Save-Data") == nil)
+    }
+
     static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 
     @Test func sha256AndHMACMatchPublishedVectors() {

@@ -92,6 +92,8 @@ import Testing
             "limits.maxVideoSeconds": "12.5",
             "video.defaultSeconds": "2",
             "http.clientHints": "true",
+            "http.saveData": "true",
+            "http.saveDataQuality": #"{"avif": 30, "jpeg": 40, "jxl": 45, "webp": 42}"#,
             "output.keepCopyright": "true",
             "video.previewFrameMs": "250",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,

@@ -235,6 +235,28 @@ import Testing
                 == "Sec-CH-DPR, Sec-CH-Width, DPR, Width")
     }
 
+    /// Save-Data (SPEC: Efficiency): off by default; on, `Save-Data: on` without `q` is the
+    /// format's Save-Data quality, in an entry of its own; an explicit q wins; every image
+    /// answer varies on Save-Data.
+    @Test func saveDataLowersTheQualityWhenNoQIsGiven() throws {
+        let off = try Harness()
+        #expect(off.get("/thumb?src=landscape.jpg&w=300", headers: [("Save-Data", "on")]).text.hasSuffix(" q=0"))
+        let h = try Harness { $0.http.saveData = true }
+        let target = "/thumb?src=landscape.jpg&w=300"
+        let plain = h.get(target)
+        #expect(plain.text == "300x200 jpeg q=0" && plain.headers["Vary"] == "Accept, Save-Data", "\(plain.headers)")
+        let saving = h.get(target, headers: [("Save-Data", "on")])
+        #expect(saving.text == "300x200 jpeg q=50" && saving.headers["X-Cache"] == "MISS")
+        #expect(saving.headers["ETag"] != plain.headers["ETag"])
+        #expect(h.get(target, headers: [("Save-Data", "ON ")]).headers["X-Cache"] == "HIT")
+        #expect(h.get(target, headers: [("Save-Data", "on"), ("Accept", "image/webp")]).text == "300x200 webp q=50")
+        #expect(h.get(target + "&format=avif", headers: [("Save-Data", "on")]).text == "300x200 avif q=35")
+        // An explicit q wins, and is the same entry with or without the header.
+        let q = h.get(target + "&q=70", headers: [("Save-Data", "on")])
+        #expect(q.text == "300x200 jpeg q=70" && q.headers["ETag"] == h.get(target + "&q=70").headers["ETag"])
+        #expect(h.get(target + "&format=png", headers: [("Save-Data", "on")]).headers["Vary"] == "Save-Data")
+    }
+
     /// 32 identical requests at once: one render, one entry, 32 identical answers.
     @Test func identicalMissesInFlightRenderOnce() throws {
         let h = try Harness()
