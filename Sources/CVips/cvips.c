@@ -183,6 +183,18 @@ int cvips_shrink(VipsImage *in, VipsImage **out, double factor) { return vips_sh
 
 int cvips_zoom(VipsImage *in, VipsImage **out, int factor) { return vips_zoom(in, out, factor, factor, NULL); }
 
+int cvips_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height) {
+    double *corner = NULL;
+    int n = 0;
+    if (vips_getpoint(in, &corner, &n, 0, 0, NULL))
+        return -1;
+    VipsArrayDouble *background = vips_array_double_new(corner, n);
+    g_free(corner);
+    int r = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return r;
+}
+
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
     return vips_arrayjoin(in, out, n, "across", 1, NULL);
 }

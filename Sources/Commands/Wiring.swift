@@ -9,20 +9,22 @@ import Syscalls
 struct LibvipsRenderer: Renderer {
     let thumbnailer: Thumbnailer
 
-    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(
+        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+    )
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     {
         do throws(ImagingError) {
-            let r = try thumbnailer.render(file: file, page: page, order: order)
+            let r = try thumbnailer.render(file: file, page: page, trim: trim, order: order)
             return (r.bytes, r.format)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }
     }
 
-    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts {
         do throws(ImagingError) {
-            return try thumbnailer.describe(file: file, page: page)
+            return try thumbnailer.describe(file: file, page: page, trim: trim)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

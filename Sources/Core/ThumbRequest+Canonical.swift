@@ -8,6 +8,7 @@ extension ThumbRequest {
     public var normalizedPairs: [(name: String, value: String)] {
         var p: [(name: String, value: String)] = [("src", src)]
         if page != 1 { p.append(("page", "\(page)")) }
+        if let trim { p.append(("trim", decimalString(trim))) }
         if let region {
             p.append(
                 ("crop", [region.x, region.y, region.width, region.height].map(decimalString).joined(separator: ",")))

@@ -159,6 +159,8 @@ public struct ThumbRequest: Equatable, Sendable {
     public var sharpen: Double?
     /// `frames=1`: the first frame of an animated source only.
     public var firstFrameOnly = false
+    /// `trim`: before `crop`, the border within this many levels of the top-left pixel cut away.
+    public var trim: Double?
     /// `extend`: pad a result smaller than the box as asked out to that box.
     public var extend = false
     /// `padding`: a `bg` margin around the result, in CSS pixels.

@@ -27,6 +27,8 @@ public struct SourceInfo: Equatable, Sendable {
     public var video: VideoFacts?
     /// The moment of a video a still is made of, once the plan has said.
     var moment: Double?
+    /// `trim`: the window of the upright source kept; `size` is then its size.
+    public var trim: Rect?
 
     /// What the planner is told.
     public var description: SourceDescription {

@@ -35,7 +35,7 @@ public struct Thumbnailer: Sendable {
     public func thumbnail(file: OpenFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        try render(file: file, page: request.page) { source throws(AspectError) in
+        try render(file: file, page: request.page, trim: request.trim) { source throws(AspectError) in
             try RenderOrder.plan(request, source: source, limits: requestLimits, accept: accept)
         }
     }
@@ -43,11 +43,15 @@ public struct Thumbnailer: Sendable {
     /// Reads the header of `page` (from 1) and checks the limits, asks `order` what to make
     /// of a source so described (the planner's answer; its error is the header stage's),
     /// and renders it: within `limits.processingTimeoutMs` from now, the header read included.
-    public func render(file: OpenFile, page: Int = 1, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    public func render(
+        file: OpenFile, page: Int = 1, trim: Double? = nil,
+        order: (SourceDescription) throws(AspectError) -> RenderOrder
+    )
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
         var (input, source) = try open(file: file, page: page, deadline: deadline)
+        if let trim { source = try trimmed(input, source, threshold: trim, deadline: deadline) }
         let wanted: RenderOrder
         do throws(AspectError) {
             wanted = try order(source.description)
@@ -213,9 +217,10 @@ public struct Thumbnailer: Sendable {
 
     /// What `/info` needs: the header (limits checked as for a render), and a decode by
     /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
-    public func describe(file: OpenFile, page: Int = 1) throws(ImagingError) -> SourceFacts {
+    public func describe(file: OpenFile, page: Int = 1, trim: Double? = nil) throws(ImagingError) -> SourceFacts {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
         var (input, info) = try open(file: file, page: page, deadline: deadline)
+        if let trim { info = try trimmed(input, info, threshold: trim, deadline: deadline) }
         do throws(AspectError) { try info.description.check(page: page) } catch { throw ImagingError(.header, error) }
         // A video's placeholders are its default frame's (SPEC: Video).
         if let video = info.video {
@@ -342,6 +347,33 @@ extension Thumbnailer {
             if source.expired || deadline.passed { throw deadline.error }
             throw ImagingError(.decode, corrupt, detail: error.detail)
         }
+    }
+
+    /// `trim` (SPEC: Before the geometry): the upright source decoded whole, and the border
+    /// whose pixels lie within `threshold` levels of the top-left pixel's in every channel
+    /// found by libvips (`find_trim`, which smooths away single-pixel noise first); the
+    /// source's size becomes what is left. A source that is all border is left whole. For
+    /// stills: an animation's or a video's frames would each trim differently.
+    func trimmed(_ input: SourceInput, _ info: SourceInfo, threshold: Double, deadline: Deadline)
+        throws(ImagingError) -> SourceInfo
+    {
+        guard info.frames == 1, info.video == nil else {
+            throw ImagingError(
+                .header, AspectError(.badParam, "trim applies to still images; this source is animated or a video"))
+        }
+        try checkPixels(info.size, "trimming decodes the whole source:")
+        let whole = try Pipeline.toSRGB(
+            try decodeResized(input, info, to: info.size, fastShrink: false, deadline: deadline))
+        var (left, top, width, height): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        guard cvips_find_trim(whole.pointer, threshold, &left, &top, &width, &height) == 0 else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "finding the border failed"), detail: Vips.takeError())
+        }
+        var out = info
+        guard width > 0, height > 0, Int(width) < info.size.width || Int(height) < info.size.height else { return out }
+        out.trim = Rect(x: Int(left), y: Int(top), width: Int(width), height: Int(height))
+        out.size = Size(width: Int(width), height: Int(height))
+        return out
     }
 
     /// The size an animation's frames are decoded at: the plan's, or, with a region or a
@@ -524,6 +556,26 @@ extension Thumbnailer {
     func decodeResized(_ input: SourceInput, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
+        if let t = info.trim {
+            // The whole upright source at the scale that makes the kept window `size`, and
+            // that window cut out of it.
+            var whole = info
+            whole.trim = nil
+            whole.size = Size(
+                width: info.orientation >= 5 ? info.storedSize.height : info.storedSize.width,
+                height: info.orientation >= 5 ? info.storedSize.width : info.storedSize.height)
+            let (sx, sy) = (Double(size.width) / Double(t.width), Double(size.height) / Double(t.height))
+            let all = Size(
+                width: max(size.width, Int((Double(whole.size.width) * sx).rounded())),
+                height: max(size.height, Int((Double(whole.size.height) * sy).rounded())))
+            try checkWhole(all, frames: 1)
+            let image = try decodeResized(input, whole, to: all, fastShrink: fastShrink, deadline: deadline)
+            let x = min(Int((Double(t.x) * sx).rounded()), all.width - size.width)
+            let y = min(Int((Double(t.y) * sy).rounded()), all.height - size.height)
+            return try image.then("trim") {
+                cvips_extract_area($0, $1, Int32(x), Int32(y), Int32(size.width), Int32(size.height))
+            }
+        }
         if let video = input.video {
             return try videoFrame(video, at: info.moment ?? 0, to: size, deadline: deadline)
         }

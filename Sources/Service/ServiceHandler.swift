@@ -366,7 +366,7 @@ struct RenderJob: Sendable {
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
                 if let info {
-                    let facts = try renderer.describe(file, page: request.page)
+                    let facts = try renderer.describe(file, page: request.page, trim: request.trim)
                     let json = try InfoDocument.make(
                         facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput)
                     results.keep(key.hex, json, kind: ResultKind.info)
@@ -374,7 +374,8 @@ struct RenderJob: Sendable {
                         ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
                 }
                 let (request, limits, accept) = (request, limits, accept)
-                let r = try renderer.render(file, page: request.page) { source throws(AspectError) in
+                let r = try renderer.render(file, page: request.page, trim: request.trim) {
+                    source throws(AspectError) in
                     try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }
                 metrics.rendered(seconds: Double(Clock.now() - start) / 1e9)

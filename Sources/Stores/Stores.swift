@@ -130,10 +130,14 @@ public protocol ResultStore: Sendable {
 /// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
     /// The `page` (from 1) of the source, as `order` plans it once the header is read.
-    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    /// `trim`: the border within this many levels cut away first (SPEC: Before the geometry);
+    /// the description's size is then the trimmed one.
+    func render(
+        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+    )
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     /// The header's facts of `page` and a small upright decode (at most 100 pixels a side).
-    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts
+    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts
 }
 
 /// What a fetching source store has counted, at one moment, for `/metrics`.

@@ -61,6 +61,7 @@ import Testing
         ("pixelate=1", "pixelate must be an integer from 2 to 256"), ("pixelate=257", "pixelate must be"),
         ("pixelate=4&blur=2", "pixelate is given with blur"), ("extend=2", "extend must be 0, 1, false or true"),
         ("maxbytes=1000", "maxbytes must be an integer from 1024"),
+        ("trim=101", "trim must be a decimal from 0 to 100"),
     ])
     func badValuesAre400sNamingTheParameter(query: String, words: String) {
         do {
@@ -81,6 +82,7 @@ import Testing
         #expect(try canonical("extend=true") != canonical(""))
         #expect(try canonical("pixelate=8").contains("pixelate=8"))
         #expect(try canonical("maxbytes=20000").contains("maxbytes=20000"))
+        #expect(try canonical("trim=5.0") == canonical("trim=5") && canonical("trim=0") != canonical(""))
         #expect(try canonical("padding=1,2,3,4").contains("padding=1%2C2%2C3%2C4"))
     }
 }

@@ -224,3 +224,70 @@ import Testing
         #expect(try ImageFile.metadataText(out, "exif-ifd3-GPSLatitudeRef") == nil)
     }
 }
+
+/// `trim` (SPEC: Before the geometry): the border within `trim` levels of the top-left
+/// pixel is cut away before `crop` and the geometry; a source all border stays whole.
+@Suite struct TrimTests {
+    /// width × height of `border`, with a `block`-coloured rectangle at `rect`.
+    static func framed(_ w: Int, _ h: Int, border: [UInt8], block: [UInt8], _ rect: Rect) -> RawImage {
+        var image = RawImage(width: w, height: h, filledWith: border)
+        for y in rect.y..<(rect.y + rect.height) {
+            let row = (y * w + rect.x) * 3
+            image.pixels.replaceSubrange(
+                row..<(row + rect.width * 3), with: Array([[UInt8]](repeating: block, count: rect.width).joined()))
+        }
+        return image
+    }
+
+    @Test func theBorderIsCutAwayBeforeTheGeometry() throws {
+        let fixtures = try Fixtures()
+        let path = try fixtures.write(
+            "framed.png",
+            ImageFile.encode(
+                Self.framed(
+                    400, 300, border: [255, 255, 255], block: Fixtures.red, Rect(x: 50, y: 60, width: 200, height: 100)),
+                as: .png))
+        let (img, rendered) = try thumb(path, "trim=0&w=100&format=png")
+        #expect(rendered.plan.source == Size(width: 200, height: 100) && img.width == 100 && img.height == 50)
+        #expect(
+            img.pixel(1, 1).prefix(3).elementsEqual(Fixtures.red)
+                && img.pixel(98, 48).prefix(3).elementsEqual(Fixtures.red))
+        // crop is of the trimmed image.
+        let (left, cut) = try thumb(path, "trim=0&crop=0,0,0.5,1&format=png")
+        #expect(
+            cut.plan.source == Size(width: 100, height: 100) && left.pixel(50, 50).prefix(3).elementsEqual(Fixtures.red)
+        )
+        // Without trim: the whole frame.
+        #expect(try thumb(path, "w=100&format=png").1.plan.source == Size(width: 400, height: 300))
+    }
+
+    @Test func theThresholdCountsLevels() throws {
+        let fixtures = try Fixtures()
+        // A border of two near-whites: within 10 levels of the corner, not within 2.
+        var image = Self.framed(
+            300, 200, border: [250, 250, 250], block: Fixtures.blue, Rect(x: 100, y: 50, width: 100, height: 100))
+        // Three rows of 244: find_trim smooths away a single-pixel line as noise.
+        for y in 186..<189 {
+            for x in 0..<300 {
+                image.pixels.replaceSubrange((y * 300 + x) * 3..<((y * 300 + x) * 3 + 3), with: [244, 244, 244])
+            }
+        }
+        let path = try fixtures.write("near.png", ImageFile.encode(image, as: .png))
+        #expect(try thumb(path, "trim=10&format=png").1.plan.source == Size(width: 100, height: 100))
+        #expect(try thumb(path, "trim=2&format=png").1.plan.source.height > 100)
+    }
+
+    @Test func allBorderIsLeftWholeAndAnimationsAre400() throws {
+        let fixtures = try Fixtures()
+        let flat = try fixtures.write(
+            "flat.png", ImageFile.encode(RawImage(width: 60, height: 40, filledWith: Fixtures.green), as: .png))
+        #expect(try thumb(flat, "trim=0&format=png").1.plan.source == Size(width: 60, height: 40))
+        let frames = RawImage(width: 20, height: 40, filledWith: Fixtures.red)
+        let gif = try fixtures.write("a.gif", ImageFile.encode(frames, as: .gif, pageHeight: 20, delays: [100, 100]))
+        #expect {
+            _ = try thumb(gif, "trim=0&w=10")
+        } throws: { error in
+            (error as? ImagingError)?.error.message.contains("trim applies to still images") == true
+        }
+    }
+}

@@ -253,7 +253,9 @@ final class ScriptRenderer: Renderer {
             bytes: Int64(text.utf8.count), pages: pages, duration: duration)
     }
 
-    func render(_ file: OpenFile, page: Int, order: (SourceDescription) throws(AspectError) -> RenderOrder)
+    func render(
+        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+    )
         throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
     {
         let source = try Self.source(file)
@@ -276,7 +278,7 @@ final class ScriptRenderer: Renderer {
         )
     }
 
-    func describe(_ file: OpenFile, page: Int) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts {
         let source = try Self.source(file)
         do throws(AspectError) { try source.check(page: page) } catch { throw ServiceFailure(error, stage: "header") }
         descriptions.add(1, ordering: .relaxed)

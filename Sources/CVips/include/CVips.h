@@ -61,6 +61,9 @@ int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int
 /// An image in memory (a video's frame) resized to exactly width × height as
 /// cvips_thumbnail_force does, with no shrink-on-load to use.
 int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int height);
+/// The box of `in` whose pixels differ from its top-left pixel by more than `threshold`
+/// (of 255) in some band: libvips' find_trim, the background being that pixel.
+int cvips_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height);
 /// Images stacked top to bottom.
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
 /// An animation's page height (0 if none), its frame delays in ms (owned by the image,
