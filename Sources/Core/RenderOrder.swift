@@ -61,7 +61,7 @@ public struct RenderOrder: Equatable, Sendable {
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
-        frameDelayMs: Int = 0
+        frameDelayMs: Int = 0, maxBytes: Int? = nil
     ) {
         self.plan = plan
         self.format = format
@@ -69,6 +69,7 @@ public struct RenderOrder: Equatable, Sendable {
         self.animated = animated
         self.moments = moments
         self.frameDelayMs = frameDelayMs
+        self.maxBytes = maxBytes
     }
 
     /// The moment of a video shown without `t` (SPEC: Video): `video.defaultSeconds`, or
@@ -124,11 +125,10 @@ public struct RenderOrder: Equatable, Sendable {
         let animated = moving && (format == .webp || format == .gif)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
         let quality = request.quality ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
-        var order = RenderOrder(
+        return RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
-            moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs)
-        order.maxBytes = request.maxBytes
-        return order
+            moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
+            maxBytes: request.maxBytes)
     }
 }
 

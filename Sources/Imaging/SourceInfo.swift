@@ -27,8 +27,10 @@ public struct SourceInfo: Equatable, Sendable {
     public var video: VideoFacts?
     /// The moment of a video a still is made of, once the plan has said.
     var moment: Double?
-    /// `trim`: the window of the upright source kept; `size` is then its size.
+    /// `trim`: the window of the upright source kept (`size` is then its size), and the
+    /// whole upright source it was cut from.
     public var trim: Rect?
+    var untrimmed: Size?
 
     /// What the planner is told.
     public var description: SourceDescription {

@@ -372,6 +372,7 @@ extension Thumbnailer {
         var out = info
         guard width > 0, height > 0, Int(width) < info.size.width || Int(height) < info.size.height else { return out }
         out.trim = Rect(x: Int(left), y: Int(top), width: Int(width), height: Int(height))
+        out.untrimmed = info.size
         out.size = Size(width: Int(width), height: Int(height))
         return out
     }
@@ -556,14 +557,12 @@ extension Thumbnailer {
     func decodeResized(_ input: SourceInput, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
         throws(ImagingError) -> VImage
     {
-        if let t = info.trim {
+        if let t = info.trim, let untrimmed = info.untrimmed {
             // The whole upright source at the scale that makes the kept window `size`, and
             // that window cut out of it.
             var whole = info
             whole.trim = nil
-            whole.size = Size(
-                width: info.orientation >= 5 ? info.storedSize.height : info.storedSize.width,
-                height: info.orientation >= 5 ? info.storedSize.width : info.storedSize.height)
+            whole.size = untrimmed
             let (sx, sy) = (Double(size.width) / Double(t.width), Double(size.height) / Double(t.height))
             let all = Size(
                 width: max(size.width, Int((Double(whole.size.width) * sx).rounded())),

@@ -22,18 +22,10 @@ enum VideoSniff {
         }
         if let atom = text(4..<8), quickTimeAtoms.contains(atom) { return "mp4" }
         if prefix.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
-            return ByteSearch.contains(prefix, "webm") ? "webm" : "mkv"
+            // The EBML header's DocType, within the first bytes.
+            return String(decoding: prefix, as: UTF8.self).contains("webm") ? "webm" : "mkv"
         }
         return nil
-    }
-}
-
-/// Byte search in a short prefix.
-enum ByteSearch {
-    static func contains(_ bytes: [UInt8], _ needle: String) -> Bool {
-        let n = Array(needle.utf8)
-        guard bytes.count >= n.count else { return false }
-        return (0...(bytes.count - n.count)).contains { bytes[$0..<$0 + n.count].elementsEqual(n) }
     }
 }
 
