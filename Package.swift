@@ -103,8 +103,8 @@ let package = Package(
         .executableTarget(
             name: "Commands",
             dependencies: [
-                "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "CLinux", "Syscalls",
-                "Service", "Stores",
+                "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "Hashing", "CLinux",
+                "Syscalls", "Service", "Stores",
                 "SourceStores",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),

@@ -83,6 +83,8 @@ public struct Thumbnail: Sendable, Hashable {
     public func maxBytes(_ bytes: Int) -> Thumbnail { setting("maxbytes", String(bytes)) }
     /// Blocks of `size` output pixels (2 … 256).
     public func pixelate(_ size: Int) -> Thumbnail { setting("pixelate", String(size)) }
+    /// `wm`: a watermark the server's configuration names.
+    public func watermark(_ name: String) -> Thumbnail { setting("wm", name) }
     /// A result smaller than the box as asked is placed on that box, in the background colour.
     public func extend(_ on: Bool = true) -> Thumbnail { setting("extend", on ? "1" : "0") }
     /// A margin around the result, in points (CSS pixels): top, right, bottom, left.

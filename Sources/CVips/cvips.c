@@ -448,3 +448,13 @@ int cvips_heif_nclx(int fd, int page, int *primaries, int *transfer) {
     heif_context_free(context);
     return result;
 }
+
+int cvips_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out, int x, int y) {
+    // The overlay's pixels are sRGB whatever its interpretation says (an image made from
+    // memory is "multiband"): say so, or composite would refuse to convert it.
+    VipsImage *tagged;
+    if (vips_copy(overlay, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) return -1;
+    int status = vips_composite2(base, tagged, out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
+    g_object_unref(tagged);
+    return status;
+}

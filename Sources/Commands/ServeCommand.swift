@@ -15,7 +15,7 @@ import Syscalls
 /// drained, exits 0.
 enum ServeCommand {
     static func run(_ args: [String]) -> Int32 {
-        let config: Config
+        var config: Config
         switch ConfigCommand.load(args) {
         case .invalid: return 2
         case .help:
@@ -32,7 +32,7 @@ enum ServeCommand {
                 EventLog.write(eventLevel(level), line, source: domain)
             }
         }
-        let thumbnailer: Thumbnailer
+        var thumbnailer: Thumbnailer
         do throws(ImagingError) {
             try Vips.restrictLoaders(to: Set(config.images.formats))
             thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
@@ -53,6 +53,11 @@ enum ServeCommand {
         }
         let sources = SourceRoot.store(config)
         if let problem = sources.readinessProblem() { log(.warning, problem) }
+        if let problem = WatermarkLoader.load(&config, into: &thumbnailer, from: sources) {
+            log(.error, problem)
+            return 2
+        }
+        let imaging = thumbnailer
         if let problem = sources.cacheProblem {
             log(.warning, "downloads are not kept: \(problem)")
         }
@@ -62,7 +67,7 @@ enum ServeCommand {
             let limits = config.requestLimits
             let presets = config.parsedPresets
             demoPage = {
-                DemoPage.render(root: root, thumbnailer: thumbnailer, limits: limits, signer: signer, presets: presets)
+                DemoPage.render(root: root, thumbnailer: imaging, limits: limits, signer: signer, presets: presets)
             }
         }
         let server: HTTPServer
@@ -71,7 +76,7 @@ enum ServeCommand {
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
                     config: config, sources: sources, results: results,
-                    renderer: LibvipsRenderer(thumbnailer: thumbnailer), signer: signer, demoPage: demoPage))
+                    renderer: LibvipsRenderer(thumbnailer: imaging), signer: signer, demoPage: demoPage))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1

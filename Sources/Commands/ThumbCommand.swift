@@ -73,7 +73,7 @@ enum ThumbCommand {
         }
         query.append(("format", format.rawValue))
 
-        guard case .loaded(let config) = ConfigCommand.load([]) else { return 2 }
+        guard case .loaded(var config) = ConfigCommand.load([]) else { return 2 }
         let request: ThumbRequest
         do throws(AspectError) {
             // A preset from the configuration's presets, as the service expands it.
@@ -84,7 +84,12 @@ enum ThumbCommand {
         }
         do throws(ImagingError) {
             try Vips.restrictLoaders(to: Set(config.images.formats))
-            let thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+            var thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+            if request.watermark != nil,
+                let problem = WatermarkLoader.load(&config, into: &thumbnailer, from: SourceRoot.store(config))
+            {
+                return fail(2, problem)
+            }
             let result = try thumbnailer.thumbnail(path: src, request: request, requestLimits: config.requestLimits)
             if let problem = AtomicFile.write(result.bytes, to: out) { return fail(1, problem) }
             return 0

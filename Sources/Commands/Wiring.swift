@@ -1,5 +1,6 @@
 import Configuration
 import Core
+import Hashing
 import Imaging
 import SourceStores
 import Stores
@@ -49,5 +50,44 @@ extension SourceRoot {
                 origin: S3Origin(bucket: bucket, prefix: prefix, s3: config.s3), settings: FetchSettings(config),
                 cacheDir: cacheDir, cacheMaxBytes: config.sources.cacheMaxBytes)
         }
+    }
+}
+
+/// The configured watermarks, read once at start-up through the source store.
+enum WatermarkLoader {
+    /// Each watermark's image into the thumbnailer, and its size and digest into the
+    /// configuration (the digest goes into the cache key); nil, or what failed, naming it.
+    static func load(_ config: inout Config, into thumbnailer: inout Thumbnailer, from sources: any SourceStore)
+        -> String?
+    {
+        for (name, var mark) in config.watermarks.sorted(by: { $0.key < $1.key }) {
+            func failed(_ why: String) -> String { "the watermark \(name) (\(mark.src)) cannot be read: \(why)" }
+            var identity: SourceIdentity
+            switch sources.resolve(mark.src) {
+            case .ready(let id), .stale(let id): identity = id
+            case .failed(let f): return failed(f.error.message)
+            case .needsFetch:
+                switch sources.fetch(mark.src) {
+                case .success(let id): identity = id
+                case .failure(let f): return failed(f.error.message)
+                }
+            }
+            let file: OpenFile
+            switch sources.open(identity) {
+            case .success(let f): file = f
+            case .failure(let f): return failed(f.error.message)
+            }
+            do throws(ImagingError) {
+                let image = try thumbnailer.watermark(file: file)
+                mark.size = image.size
+                mark.digest = Hex.string(
+                    SHA256.digest(Array("\(image.size.width)x\(image.size.height)\u{0}".utf8) + image.rgba))
+                thumbnailer.watermarks[name] = image
+                config.watermarks[name] = mark
+            } catch {
+                return failed(error.error.message)
+            }
+        }
+        return nil
     }
 }

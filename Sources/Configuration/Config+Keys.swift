@@ -111,16 +111,8 @@ extension Config {
             "http.saveDataQuality",
             "the quality of a Save-Data request, by format: a JSON object of jpeg, webp, avif, jxl"
         ) { c, v, _ in
-            var object: [String: ConfigValue] = [:]
-            switch v {
-            case .object(let o): object = o
-            case .string(let text):
-                // From the variable: the same JSON object, as text.
-                guard let data = text.data(using: .utf8),
-                    let decoded = try? JSONDecoder().decode(ConfigValue.self, from: data), case .object(let o) = decoded
-                else { return "must be a JSON object of formats (jpeg, webp, avif, jxl) to qualities 1 to 100" }
-                object = o
-            default: return "must be a JSON object of formats (jpeg, webp, avif, jxl) to qualities 1 to 100"
+            guard let object = v.jsonObject else {
+                return "must be a JSON object of formats (jpeg, webp, avif, jxl) to qualities 1 to 100"
             }
             for (name, value) in object {
                 guard ["jpeg", "webp", "avif", "jxl"].contains(name), case .integer(let q) = value,
@@ -215,18 +207,7 @@ extension Config {
             "security.onlyPresets", "only preset= requests are served (with src, dpr, format, sig)",
             \.security.onlyPresets),
         ConfigKey("presets", "named parameter sets: a JSON object of name to query string") { c, v, _ in
-            var object: [String: ConfigValue] = [:]
-            switch v {
-            case .object(let o): object = o
-            case .string(let text):
-                // From ASPECT_PRESETS: the same JSON object, as text.
-                guard let data = text.data(using: .utf8),
-                    let decoded = try? JSONDecoder().decode(ConfigValue.self, from: data),
-                    case .object(let o) = decoded
-                else { return "must be a JSON object of preset names to query strings" }
-                object = o
-            default: return "must be a JSON object of preset names to query strings"
-            }
+            guard let object = v.jsonObject else { return "must be a JSON object of preset names to query strings" }
             var presets: [String: String] = [:]
             for (name, value) in object {
                 guard case .string(let q) = value else {
@@ -242,6 +223,27 @@ extension Config {
                 : "{"
                     + $0.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
                         separator: ", ") + "}"
+        },
+        ConfigKey(
+            "watermarks",
+            "named watermarks: a JSON object of name to {src, position, opacity, scale, margin}, read at start-up"
+        ) { c, v, _ in
+            guard let object = v.jsonObject else {
+                return "must be a JSON object of watermark names to {\"src\": PATH, …}"
+            }
+            var marks: [String: Watermark] = [:]
+            for (name, value) in object {
+                switch Watermark.configured(value) {
+                case .success(let mark): marks[name] = mark
+                case .failure(let why): return "'\(name)': \(why.message)"
+                }
+            }
+            c.watermarks = marks
+            return nil
+        } read: {
+            "{"
+                + $0.watermarks.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value.configText)" }.joined(
+                    separator: ", ") + "}"
         },
         .choice("log.format", "access and event log format", \.log.format),
         .choice("log.level", "least severe event that is logged", \.log.level),

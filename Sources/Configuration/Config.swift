@@ -193,6 +193,9 @@ public struct Config: Equatable, Sendable {
     /// `presets`, each checked and parsed as a request would be: the one parse, made by
     /// `load` (which refuses a bad one) or `setPresets`.
     public internal(set) var parsedPresets = Presets()
+    /// Named watermarks (SPEC: Watermarks); their images are read by `aspect serve` and
+    /// `aspect thumb` at start-up, which sets each one's size and digest.
+    public var watermarks: [String: Watermark] = [:]
     public var s3 = S3()
 
     public init() {}
@@ -209,7 +212,7 @@ public struct Config: Equatable, Sendable {
         RequestLimits(
             maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl,
             maxAnimationFrames: limits.maxAnimationFrames, videoDefaultSeconds: video.defaultSeconds,
-            previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality)
+            previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality, watermarks: watermarks)
     }
 
     /// Whether `sig` is required.

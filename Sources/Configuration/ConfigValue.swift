@@ -1,4 +1,5 @@
 import Core
+import Foundation
 
 /// A configuration value as it arrived: typed from JSON, or text from the environment
 /// and flags. Conversions accept both, so `ASPECT_SERVER_PORT=9000` and `"port": 9000`
@@ -30,6 +31,19 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
             self = .other("null")
         } else {
             self = .other("an unsupported value")
+        }
+    }
+
+    /// A JSON object: given as one in the file, or as its text in a variable or a flag.
+    var jsonObject: [String: ConfigValue]? {
+        switch self {
+        case .object(let o): return o
+        case .string(let text):
+            guard let data = text.data(using: .utf8),
+                let decoded = try? JSONDecoder().decode(ConfigValue.self, from: data), case .object(let o) = decoded
+            else { return nil }
+            return o
+        default: return nil
         }
     }
 

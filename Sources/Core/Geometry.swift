@@ -188,6 +188,12 @@ public enum Geometry {
         case nil: plan.cornerRadius = 0
         }
         plan.pixelate = r.pixelate
+        if let name = r.watermark {
+            guard let mark = limits.watermarks[name], let size = mark.size else {
+                throw AspectError(.internalError, "the watermark \(name) has not been read")
+            }
+            plan.watermark = mark.placement(name: name, size: size, on: plan.canvas, dpr: r.dpr)
+        }
         if let p = r.padding {
             func device(_ css: Int) -> Int { Rounding.round(Double(css) * r.dpr) ?? 0 }
             let insets = Insets(

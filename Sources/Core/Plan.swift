@@ -87,6 +87,8 @@ public struct Plan: Equatable, Sendable {
     public var sharpen: Double?
     /// `pixelate`: blocks of this many output pixels, after the geometry.
     public var pixelate: Int?
+    /// `wm`: the watermark overlaid after the effects, before the shape.
+    public var watermark: WatermarkPlacement?
     /// The box as asked, in device pixels, before no-upscaling divided it.
     public var asked: Size
     /// `extend`: where the geometry's result sits on a canvas of the asked box (`canvas`);

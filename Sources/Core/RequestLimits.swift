@@ -16,11 +16,14 @@ public struct RequestLimits: Equatable, Sendable {
     public var previewFrameMs: Int
     /// `http.saveDataQuality`: a `Save-Data` request's quality, by format name.
     public var saveDataQuality: [String: Int]
+    /// `watermarks`: the configured ones by name, with their images' sizes once read.
+    public var watermarks: [String: Watermark]
 
     public init(
         maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false,
         maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500,
-        saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50]
+        saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50],
+        watermarks: [String: Watermark] = [:]
     ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
@@ -30,5 +33,6 @@ public struct RequestLimits: Equatable, Sendable {
         self.videoDefaultSeconds = videoDefaultSeconds
         self.previewFrameMs = previewFrameMs
         self.saveDataQuality = saveDataQuality
+        self.watermarks = watermarks
     }
 }

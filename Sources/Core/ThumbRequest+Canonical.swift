@@ -45,6 +45,7 @@ extension ThumbRequest {
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if extend { p.append(("extend", "1")) }
         if let pixelate { p.append(("pixelate", "\(pixelate)")) }
+        if let watermark { p.append(("wm", watermark)) }
         if let padding {
             p.append(("padding", "\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)"))
         }

@@ -3,7 +3,7 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "sig",
+        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -68,6 +68,17 @@ extension ThumbRequest {
                 : n.count == 1
                     ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
                     : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
+        }
+        if let v = values["wm"] {
+            guard limits.watermarks[v] != nil else {
+                let names = limits.watermarks.keys.sorted()
+                throw .badParam(
+                    "wm \(quoted(v)) is not a configured watermark; "
+                        + (names.isEmpty
+                            ? "none are configured (watermarks)"
+                            : "the configured ones are \(names.joined(separator: ", "))"))
+            }
+            r.watermark = v
         }
         if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
         if let v = values["shape"] { r.shape = try choice("shape", v, Shape.self) }
@@ -147,7 +158,7 @@ extension ThumbRequest {
 
     /// Refuses paths that could leave the root or name hidden files. The server checks
     /// the resolved real path again at open time; this is the first line, on the string.
-    static func checkSourcePath(_ src: String) throws(AspectError) {
+    public static func checkSourcePath(_ src: String) throws(AspectError) {
         func refuse(_ why: String) -> AspectError {
             AspectError(.forbiddenPath, "src \(quoted(src)) is refused: \(why)")
         }

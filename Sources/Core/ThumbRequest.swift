@@ -167,6 +167,8 @@ public struct ThumbRequest: Equatable, Sendable {
     public var padding: Insets?
     /// `pixelate`: blocks of this many output pixels.
     public var pixelate: Int?
+    /// `wm`: the name of a configured watermark to overlay.
+    public var watermark: String?
     /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.
     public var maxBytes: Int?
     /// Not a parameter: the client sent `Save-Data: on` without `q`, and the server

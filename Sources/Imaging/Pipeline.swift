@@ -38,11 +38,21 @@ enum Pipeline {
     }
 
     /// After the geometry, in SPEC's order: `extend` (the result placed on the asked box),
-    /// blur, sharpen or pixelate, the shape, then `padding`.
-    static func finish(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+    /// blur, sharpen or pixelate, the watermark, the shape, then `padding`.
+    static func finish(_ image: VImage, _ plan: Plan, format: ImageFormat, watermarks: [String: WatermarkImage])
+        throws(ImagingError) -> VImage
+    {
         var out = image
         if let e = plan.extended { out = try place(out, at: e, on: plan.canvas, plan.background, format: format) }
         out = try effects(out, plan)
+        if let p = plan.watermark {
+            guard let mark = watermarks[p.name] else {
+                throw ImagingError(
+                    .process, AspectError(.internalError, "processing the image failed (watermark)"),
+                    detail: "the watermark \(p.name) was not read at start-up")
+            }
+            out = try overlay(out, mark, at: p)
+        }
         if let shape = plan.shape { out = try clip(out, shape: shape, radius: plan.cornerRadius) }
         if let p = plan.padding {
             out = try place(

@@ -8,6 +8,8 @@ import Syscalls
 /// A value with no state but its limits: any number of threads may use one at once.
 public struct Thumbnailer: Sendable {
     public let limits: ImagingLimits
+    /// The configured watermarks' images, by name, read at start-up (`watermark(file:)`).
+    public var watermarks: [String: WatermarkImage] = [:]
 
     public init(limits: ImagingLimits) throws(ImagingError) {
         try Vips.start()
@@ -277,7 +279,7 @@ public struct Thumbnailer: Sendable {
         var image = try Pipeline.exactSize(resized, plan.resized)
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
-        image = try Pipeline.finish(image, plan, format: format)
+        image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
         try deadline.check()
         if !format.hasAlpha, image.hasAlpha {
             let bg = plan.background ?? .white
@@ -411,7 +413,7 @@ extension Thumbnailer {
             if let cut { image = try Pipeline.exactSize(try Self.reshape(image, cut, plan), plan.resized) }
             image = try Pipeline.toSRGB(image)
             image = try Pipeline.cropOrPlace(image, plan, format: format)
-            image = try Pipeline.finish(image, plan, format: format)
+            image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
             done.append(image)
         }
         // The frames stay referenced by `done` while the join reads them.

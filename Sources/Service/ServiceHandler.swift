@@ -262,8 +262,12 @@ public struct ServiceHandler: HTTPHandler {
                 auto = false
             }
         }
-        let key = CacheKey(
-            canonical: canonical, source: identity, format: formatTag, rendering: config.images.renderingTag)
+        // A watermark's pixels are part of what is rendered: a changed file, another key.
+        let rendering =
+            parsed.watermark.flatMap { config.watermarks[$0] }.map {
+                config.images.renderingTag + " watermark=" + $0.digest
+            } ?? config.images.renderingTag
+        let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
         let headers = commonHeaders(
             key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image)

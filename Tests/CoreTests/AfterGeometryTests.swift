@@ -62,6 +62,7 @@ import Testing
         ("pixelate=4&blur=2", "pixelate is given with blur"), ("extend=2", "extend must be 0, 1, false or true"),
         ("maxbytes=1000", "maxbytes must be an integer from 1024"),
         ("trim=101", "trim must be a decimal from 0 to 100"),
+        ("wm=logo", "wm 'logo' is not a configured watermark; none are configured"),
     ])
     func badValuesAre400sNamingTheParameter(query: String, words: String) {
         do {
@@ -84,5 +85,32 @@ import Testing
         #expect(try canonical("maxbytes=20000").contains("maxbytes=20000"))
         #expect(try canonical("trim=5.0") == canonical("trim=5") && canonical("trim=0") != canonical(""))
         #expect(try canonical("padding=1,2,3,4").contains("padding=1%2C2%2C3%2C4"))
+    }
+
+    /// `wm`: a configured name (else a 400 listing them), in the canonical form, placed by
+    /// the plan on the canvas before `padding`.
+    @Test func aWatermarkIsNamedAndPlaced() throws {
+        var limits = defaultLimits
+        limits.watermarks = [
+            "logo": Watermark(src: "logo.png", margin: 5, size: Size(width: 200, height: 100)),
+            "seal": Watermark(src: "seal.png", position: .north, scale: 0.5, size: Size(width: 50, height: 50)),
+        ]
+        let r = try ThumbRequest.parse(query: "src=a.jpg&w=300&h=200&wm=logo&padding=10&dpr=2", limits: limits)
+        #expect(r.canonical.contains("wm=logo"))
+        let plan = try Geometry.plan(source: Size(width: 3000, height: 2000), request: r, limits: limits)
+        // 600×400 canvas: 0.2 of its width is 120×60, 10 device pixels from the bottom right.
+        #expect(
+            plan.watermark
+                == WatermarkPlacement(name: "logo", rect: Rect(x: 470, y: 330, width: 120, height: 60), opacity: 1))
+        #expect(plan.output == Size(width: 640, height: 440))
+        let seal = try ThumbRequest.parse(query: "src=a.jpg&w=300&h=200&wm=seal", limits: limits)
+        let sealed = try Geometry.plan(source: Size(width: 3000, height: 2000), request: seal, limits: limits)
+        #expect(sealed.watermark?.rect == Rect(x: 75, y: 0, width: 150, height: 150))
+        #expect(
+            throws: AspectError(
+                .badParam, "wm 'badge' is not a configured watermark; the configured ones are logo, seal")
+        ) {
+            try ThumbRequest.parse(query: "src=a.jpg&wm=badge", limits: limits)
+        }
     }
 }

@@ -97,6 +97,8 @@ import Testing
             "output.keepCopyright": "true",
             "video.previewFrameMs": "250",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
+            "watermarks":
+                #"{"logo": {"src": "brand/logo.png", "position": "north", "opacity": 0.5, "scale": 0.3, "margin": 12}}"#,
         ]
         #expect(Set(values.keys) == Set(Config.keys.map(\.name)))
         let env = Dictionary(

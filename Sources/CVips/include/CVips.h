@@ -94,6 +94,8 @@ int cvips_shrink(VipsImage *in, VipsImage **out, double factor);
 int cvips_zoom(VipsImage *in, VipsImage **out, int factor);
 int cvips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int cvips_cast_uchar(VipsImage *in, VipsImage **out);
+/// `overlay` (sRGB with alpha) over `base` with its top-left corner at x, y.
+int cvips_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out, int x, int y);
 int cvips_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
 /// Appends one constant band (an opaque alpha, say).
 int cvips_bandjoin_const1(VipsImage *in, VipsImage **out, double c);
