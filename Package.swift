@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "Commands", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "TestSupport",
+                "Commands", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "Signing", "TestSupport",
                 "AspectClient",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),

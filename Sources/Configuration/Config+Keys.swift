@@ -224,6 +224,32 @@ extension Config {
                     + $0.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
                         separator: ", ") + "}"
         },
+        .boolean(
+            "imgproxy.enabled", "also answer imgproxy's URL format (/SIGNATURE/OPTIONS/plain/SOURCE)",
+            \.imgproxy.enabled),
+        .hexSecret("imgproxy.key", "imgproxy's signing key, hex (else IMGPROXY_KEY; never printed)", \.imgproxy.key),
+        .hexSecret(
+            "imgproxy.salt", "imgproxy's signing salt, hex (else IMGPROXY_SALT; never printed)", \.imgproxy.salt),
+        .integer(
+            "imgproxy.signatureSize", 1...32, "bytes of the imgproxy signature kept (else IMGPROXY_SIGNATURE_SIZE)",
+            \.imgproxy.signatureSize),
+        ConfigKey("imgproxy.presets", "imgproxy presets: a JSON object of name to options (rs:fill:300:200/q:80)") {
+            c, v, _ in
+            guard let object = v.jsonObject else { return "must be a JSON object of preset names to imgproxy options" }
+            var presets: [String: String] = [:]
+            for (name, value) in object {
+                guard case .string(let text) = value else {
+                    return "must map each name to imgproxy options; '\(name)' is not a string"
+                }
+                presets[name] = text
+            }
+            c.imgproxy.presets = presets
+            return nil
+        } read: {
+            "{"
+                + $0.imgproxy.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
+                    separator: ", ") + "}"
+        },
         ConfigKey(
             "watermarks",
             "named watermarks: a JSON object of name to {src, position, opacity, scale, margin}, read at start-up"

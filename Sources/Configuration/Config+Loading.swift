@@ -39,7 +39,8 @@ extension Config {
         config.images.root = ConfigPaths.resolve(config.images.root, against: cwd)
         config.cache.dir = ConfigPaths.resolve(config.cache.dir, against: cwd)
         // The AWS variables every S3 tool reads, under everything Aspect's own sources say.
-        for (name, variable) in Config.S3.awsVariables.reversed() {
+        // imgproxy's own variables the same way, for a site that moves from it.
+        for (name, variable) in (Config.S3.awsVariables + Config.Imgproxy.variables).reversed() {
             guard let text = sources.environment[variable], !text.isEmpty, let key = key(name) else { continue }
             try apply(key, .string(text), base: cwd, origin: "from \(variable)", to: &config)
         }
@@ -66,6 +67,14 @@ extension Config {
                 throw ConfigError(key: name, message: "is not a configuration key")
             }
             try apply(key, .string(text), base: cwd, origin: "from its flag", to: &config)
+        }
+        // imgproxy signs with both or neither: a key alone would leave URLs unchecked.
+        if config.imgproxy.key.isEmpty != config.imgproxy.salt.isEmpty {
+            throw ConfigError(
+                key: config.imgproxy.key.isEmpty ? "imgproxy.key" : "imgproxy.salt",
+                message:
+                    "must be set with \(config.imgproxy.key.isEmpty ? "imgproxy.salt" : "imgproxy.key"): imgproxy signs with both"
+            )
         }
         // Each preset checked as a request would be: a bad one stops start-up, named.
         try config.setPresets(config.presets)

@@ -197,6 +197,24 @@ public struct Config: Equatable, Sendable {
     /// `aspect thumb` at start-up, which sets each one's size and digest.
     public var watermarks: [String: Watermark] = [:]
     public var s3 = S3()
+    public var imgproxy = Imgproxy()
+
+    /// imgproxy's URL format (SPEC: imgproxy URLs).
+    public struct Imgproxy: Equatable, Sendable {
+        public var enabled = false
+        /// Hex, as `IMGPROXY_KEY` and `IMGPROXY_SALT`.
+        public var key = ""
+        public var salt = ""
+        public var signatureSize = 32
+        /// Names to options in the dialect's syntax.
+        public var presets: [String: String] = [:]
+
+        /// The imgproxy variable each key falls back to.
+        public static let variables: [(key: String, variable: String)] = [
+            ("imgproxy.key", "IMGPROXY_KEY"), ("imgproxy.salt", "IMGPROXY_SALT"),
+            ("imgproxy.signatureSize", "IMGPROXY_SIGNATURE_SIZE"),
+        ]
+    }
 
     public init() {}
 

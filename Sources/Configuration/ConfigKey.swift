@@ -123,6 +123,20 @@ extension ConfigKey {
         }
     }
 
+    /// A secret written in hex (an even number of hex digits), never printed.
+    static func hexSecret(_ name: String, _ help: String, _ path: WritableKeyPath<Config, String> & Sendable)
+        -> ConfigKey
+    {
+        ConfigKey(name, help) { c, v, _ in
+            guard case .string(let s) = v, s.utf8.count % 2 == 0, s.allSatisfy({ $0.isASCII && $0.isHexDigit })
+            else { return "must be hex digits, an even number of them" }
+            c[keyPath: path] = s
+            return nil
+        } read: {
+            $0[keyPath: path].isEmpty ? "" : "(set)"
+        }
+    }
+
     static func choice<E: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ help: String, _ path: WritableKeyPath<Config, E> & Sendable
     ) -> ConfigKey where E.RawValue == String {

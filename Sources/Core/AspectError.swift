@@ -12,6 +12,8 @@ public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
         case forbiddenPath = "forbidden_path"
         /// No such source, or no such route.
         case notFound = "not_found"
+        /// A signed URL past its `expires` time (imgproxy URLs).
+        case gone
         /// A method other than GET or HEAD.
         case methodNotAllowed = "method_not_allowed"
         /// The source file or its pixel count is over the configured limit.

@@ -103,7 +103,12 @@ public struct RenderOrder: Equatable, Sendable {
         var geometry = request
         // A vector is drawn at the scale the plan needs: it has no pixels to run out of.
         if source.isVector { geometry.upscale = true }
-        let plan = try Geometry.plan(source: source.size, request: geometry, limits: limits)
+        let plan =
+            if let imgproxy = request.imgproxy {
+                try imgproxy.plan(source: source.size, request: request, isVector: source.isVector, limits: limits)
+            } else {
+                try Geometry.plan(source: source.size, request: geometry, limits: limits)
+            }
         var moments: [Double] = []
         if let duration = source.duration {
             moments = try Self.moments(request, duration: duration, limits: limits)
@@ -124,7 +129,9 @@ public struct RenderOrder: Equatable, Sendable {
                 autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
-        let quality = request.quality ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
+        let quality =
+            request.quality ?? request.formatQuality[format.rawValue]
+            ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
         return RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,

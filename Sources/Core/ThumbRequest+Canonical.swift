@@ -9,6 +9,37 @@ extension ThumbRequest {
         var p: [(name: String, value: String)] = [("src", src)]
         if page != 1 { p.append(("page", "\(page)")) }
         if let trim { p.append(("trim", decimalString(trim))) }
+        if let imgproxy {
+            p.append(("imgproxy", imgproxy.text))
+        } else {
+            p += nativeGeometryPairs
+        }
+        if let background { p.append(("bg", background.description)) }
+        p.append(("format", format.rawValue))
+        if let quality { p.append(("q", "\(quality)")) }
+        if !formatQuality.isEmpty {
+            p.append(
+                ("fq", formatQuality.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")))
+        }
+        if let maxBytes { p.append(("maxbytes", "\(maxBytes)")) }
+        if saveData { p.append(("save-data", "on")) }
+        if let blur { p.append(("blur", decimalString(blur))) }
+        if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
+        if extend { p.append(("extend", "1")) }
+        if let pixelate { p.append(("pixelate", "\(pixelate)")) }
+        if let watermark { p.append(("wm", watermark)) }
+        if let padding {
+            p.append(("padding", "\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)"))
+        }
+        if firstFrameOnly { p.append(("frames", "1")) }
+        if let frameCount { p.append(("frames", "\(frameCount)")) }
+        if let time { p.append(("t", decimalString(time))) }
+        return p
+    }
+
+    /// `crop` … `shape`: the geometry in the native parameters.
+    private var nativeGeometryPairs: [(name: String, value: String)] {
+        var p: [(name: String, value: String)] = []
         if let region {
             p.append(
                 ("crop", [region.x, region.y, region.width, region.height].map(decimalString).joined(separator: ",")))
@@ -36,22 +67,6 @@ extension ThumbRequest {
             p.append(("shape", shape.rawValue))
             if shape == .rounded { p.append(("radius", "\(radius ?? ThumbRequest.defaultRadius)")) }
         }
-        if let background { p.append(("bg", background.description)) }
-        p.append(("format", format.rawValue))
-        if let quality { p.append(("q", "\(quality)")) }
-        if let maxBytes { p.append(("maxbytes", "\(maxBytes)")) }
-        if saveData { p.append(("save-data", "on")) }
-        if let blur { p.append(("blur", decimalString(blur))) }
-        if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
-        if extend { p.append(("extend", "1")) }
-        if let pixelate { p.append(("pixelate", "\(pixelate)")) }
-        if let watermark { p.append(("wm", watermark)) }
-        if let padding {
-            p.append(("padding", "\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)"))
-        }
-        if firstFrameOnly { p.append(("frames", "1")) }
-        if let frameCount { p.append(("frames", "\(frameCount)")) }
-        if let time { p.append(("t", decimalString(time))) }
         return p
     }
 

@@ -72,6 +72,9 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// The usual file extension: `jpg` for JPEG, else the name.
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
     /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `jxl`, `gif`), any case.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
@@ -169,6 +172,11 @@ public struct ThumbRequest: Equatable, Sendable {
     public var pixelate: Int?
     /// `wm`: the name of a configured watermark to overlay.
     public var watermark: String?
+    /// An imgproxy URL whose geometry the native parameters cannot say: planned by
+    /// imgproxy's rules in place of `w`, `h`, `ratio`, `mode`, … (SPEC: imgproxy URLs).
+    public var imgproxy: ImgproxyGeometry?
+    /// imgproxy's `format_quality`: the quality by output format, where `q` is not given.
+    public var formatQuality: [String: Int] = [:]
     /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.
     public var maxBytes: Int?
     /// Not a parameter: the client sent `Save-Data: on` without `q`, and the server

@@ -105,6 +105,7 @@ public struct HTTPResponse: Sendable {
         case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 410: "Gone"
         case 408: "Request Timeout"
         case 413: "Content Too Large"
         case 414: "URI Too Long"

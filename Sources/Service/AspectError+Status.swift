@@ -8,6 +8,7 @@ extension AspectError.Code {
         case .badSignature, .forbiddenPath: 403
         case .notFound: 404
         case .methodNotAllowed: 405
+        case .gone: 410
         case .sourceTooLarge: 413
         case .unsupportedSource: 415
         case .internalError: 500

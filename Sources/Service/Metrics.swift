@@ -7,7 +7,7 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, info, healthz, readyz, metrics, demo, other
+        case thumb, info, healthz, readyz, metrics, demo, imgproxy, other
 
         var text: String {
             switch self {
@@ -17,6 +17,7 @@ final class Metrics: Sendable {
             case .readyz: "/readyz"
             case .metrics: "/metrics"
             case .demo: "/"
+            case .imgproxy: "imgproxy"
             case .other: "other"
             }
         }

@@ -17,7 +17,7 @@ final class RecentKeys: Sendable {
     struct Entry: Sendable {
         var identity: SourceIdentity
         var key: CacheKey
-        var headers: HTTPHeaders
+        var headers: AnswerHeaders
     }
 
     /// Past this many, the memo starts over: a bound, not an LRU.

@@ -18,6 +18,9 @@ public struct ServiceHandler: HTTPHandler {
     let renderer: any Renderer
     /// Present when `security.signingKey` is set: every /thumb then needs a valid `sig`.
     let signer: Signer?
+    /// Present when `imgproxy.key` and `imgproxy.salt` are set: imgproxy URLs are checked.
+    let imgproxySigner: ImgproxySigner?
+    let imgproxySettings: ImgproxyURL.Settings
     /// The page at `/` when `http.demoPage` is on; it runs on a worker.
     let demoPage: (@Sendable () -> HTTPResponse)?
     let metrics = Metrics()
@@ -42,6 +45,14 @@ public struct ServiceHandler: HTTPHandler {
         self.renderer = renderer
         self.signer = signer
         self.demoPage = demoPage
+        let ip = config.imgproxy
+        imgproxySigner =
+            ip.key.isEmpty || ip.salt.isEmpty
+            ? nil : ImgproxySigner(keyHex: ip.key, saltHex: ip.salt, size: ip.signatureSize)
+        imgproxySettings = ImgproxyURL.Settings(
+            root: (try? SourceRoot(config.images.root)) ?? .folder(config.images.root),
+            presets: ip.presets, keepCopyright: config.output.keepCopyright,
+            watermark: config.watermarks.keys.sorted().first)
         fetches = ThreadPool(
             name: "aspect-fetch", threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
         countsSourceCache = sources.fetchFigures != nil
@@ -85,7 +96,9 @@ public struct ServiceHandler: HTTPHandler {
             guard let demoPage else { break }
             return counted(.demo, .work(demoPage))
         default:
-            break
+            if config.imgproxy.enabled, request.path.utf8.count > 1 {
+                return counted(.imgproxy, imgproxy(request))
+            }
         }
         return counted(
             .other, .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
@@ -184,9 +197,54 @@ public struct ServiceHandler: HTTPHandler {
         if saveData, parsed.quality == nil, endpoint == .thumb { parsed.saveData = true }
         // /info gives `output` when any /thumb parameter is there besides src.
         let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
-        let known = CheckedRequest(
-            request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
-            wantsOutput: wantsOutput)
+        return resolving(
+            CheckedRequest(
+                request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
+                wantsOutput: wantsOutput))
+    }
+
+    /// imgproxy's URL format (SPEC: imgproxy URLs): its signature over the path, its
+    /// options parsed into the native request, then the native flow (one cache entry with
+    /// the native request that means the same).
+    private func imgproxy(_ request: HTTPRequestHead) -> Route {
+        let accept = request.headers["Accept"]
+        let memoKey = RecentKeys.Target(
+            query: "imgproxy\u{0}" + request.path,
+            autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
+        if let known = recent.get(memoKey), sources.isCurrent(known.identity),
+            let served = serveCached(request, key: known.key, headers: known.headers)
+        {
+            return served
+        }
+        let url: ImgproxyURL
+        do throws(AspectError) {
+            let (signature, path) = try ImgproxyURL.split(request.path)
+            if let imgproxySigner {
+                guard imgproxySigner.verify(signature, path: path) else {
+                    throw AspectError(.badSignature, "the imgproxy signature does not match this URL")
+                }
+            } else if signer != nil {
+                throw AspectError(
+                    .badSignature,
+                    "imgproxy URLs need imgproxy.key and imgproxy.salt on a server that signs its URLs")
+            }
+            url = try ImgproxyURL.parse(
+                path: request.path, settings: imgproxySettings, limits: config.requestLimits,
+                now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            return .respond(Self.error(error))
+        }
+        var known = CheckedRequest(
+            request: request, parsed: url.request, memoKey: memoKey, accept: accept, endpoint: .thumb,
+            wantsOutput: false)
+        known.disposition = Disposition(
+            stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment)
+        return resolving(known)
+    }
+
+    /// The source's identity: known, or fetched first.
+    private func resolving(_ known: CheckedRequest) -> Route {
+        let parsed = known.parsed
         switch sources.resolve(parsed.src) {
         case .failed(let failure):
             return .respond(Self.error(failure))
@@ -207,6 +265,8 @@ public struct ServiceHandler: HTTPHandler {
         var accept: String?
         var endpoint: Endpoint
         var wantsOutput: Bool
+        /// imgproxy URLs: what `Content-Disposition` says.
+        var disposition: Disposition?
     }
 
     /// The source is remote and not known current: fetched (or revalidated) on a fetch
@@ -269,8 +329,9 @@ public struct ServiceHandler: HTTPHandler {
             } ?? config.images.renderingTag
         let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
-        let headers = commonHeaders(
+        let common = commonHeaders(
             key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image)
+        let headers = AnswerHeaders(common: common, disposition: known.disposition)
         recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
@@ -282,18 +343,16 @@ public struct ServiceHandler: HTTPHandler {
     }
 
     /// A 304 for a matching If-None-Match, or the stored result; nil on a miss.
-    private func serveCached(_ request: HTTPRequestHead, key: CacheKey, headers: HTTPHeaders) -> Route? {
+    private func serveCached(_ request: HTTPRequestHead, key: CacheKey, headers: AnswerHeaders) -> Route? {
         // Renders are deterministic, so a client holding this ETag holds these bytes,
         // whether or not the store still has them.
         if Self.matches(request.headers.values("If-None-Match"), key) {
-            return .respond(HTTPResponse(status: 304, headers: headers, logNote: "cache=HIT"))
+            return .respond(HTTPResponse(status: 304, headers: headers.common, logNote: "cache=HIT"))
         }
         guard let hit = results.result(key.hex) else { return nil }
         let file = hit.body
         metrics.hit()
-        var h = headers
-        h.append("Content-Type", hit.contentType)
-        h.append("X-Cache", "HIT")
+        let h = headers.complete(contentType: hit.contentType, cache: "HIT")
         // A small result held in memory goes out with its head in one write.
         let body: HTTPResponse.Body =
             if let bytes = file.contents, Int64(bytes.count) == hit.size { .bytes(bytes) } else {
@@ -350,7 +409,7 @@ struct RenderJob: Sendable {
     let request: ThumbRequest
     let accept: String?
     let key: CacheKey
-    let headers: HTTPHeaders
+    let headers: AnswerHeaders
     let limits: RequestLimits
     let sources: any SourceStore
     let results: any ResultStore
@@ -392,14 +451,48 @@ struct RenderJob: Sendable {
         if coalesced { metrics.coalesced() }
         switch result {
         case .success(let r):
-            var h = headers
-            h.append("Content-Type", r.contentType)
-            h.append("X-Cache", "MISS")
             return HTTPResponse(
-                status: 200, headers: h, body: .bytes(r.bytes),
+                status: 200, headers: headers.complete(contentType: r.contentType, cache: "MISS"),
+                body: .bytes(r.bytes),
                 logNote: coalesced ? "cache=MISS coalesced" : "cache=MISS")
         case .failure(let failure):
             return ServiceHandler.error(failure)
         }
+    }
+}
+
+/// The headers of an answer before its content type is known: the common ones, and for
+/// an imgproxy URL the disposition, whose extension is the content type's.
+struct AnswerHeaders: Sendable {
+    var common: HTTPHeaders
+    var disposition: Disposition?
+
+    func complete(contentType: String, cache: String) -> HTTPHeaders {
+        var h = common
+        h.append("Content-Type", contentType)
+        h.append("X-Cache", cache)
+        if let disposition { h.append("Content-Disposition", disposition.value(contentType: contentType)) }
+        return h
+    }
+}
+
+/// `Content-Disposition` as imgproxy writes it (`httpheaders/cdv.go`): `inline` or
+/// `attachment`, and a file name of the source's stem (or `filename`) and the result's
+/// extension, with `"` escaped as `%22`.
+struct Disposition: Sendable, Equatable {
+    var stem: String
+    var attachment: Bool
+
+    /// The last segment of `src` without its extension; `image` when nothing is left.
+    static func stem(of src: String) -> String {
+        let name = src.split(separator: "/").last.map(String.init) ?? ""
+        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        return stem.isEmpty ? "image" : stem
+    }
+
+    func value(contentType: String) -> String {
+        let ext = ImageFormat.allCases.first { $0.mimeType == contentType }.map { "." + $0.fileExtension } ?? ""
+        let name = stem.replacingOccurrences(of: "\"", with: "%22")
+        return "\(attachment ? "attachment" : "inline"); filename=\"\(name)\(ext)\""
     }
 }

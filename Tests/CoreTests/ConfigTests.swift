@@ -97,6 +97,11 @@ import Testing
             "output.keepCopyright": "true",
             "video.previewFrameMs": "250",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
+            "imgproxy.enabled": "true",
+            "imgproxy.key": "abcd",
+            "imgproxy.salt": "0011",
+            "imgproxy.signatureSize": "16",
+            "imgproxy.presets": #"{"card": "rs:fill:300:200/q:80"}"#,
             "watermarks":
                 #"{"logo": {"src": "brand/logo.png", "position": "north", "opacity": 0.5, "scale": 0.3, "margin": 12}}"#,
         ]
@@ -112,8 +117,11 @@ import Testing
         // Credentials are never shown, only that they are set.
         #expect(rendered["s3.secretAccessKey"] == "(set)" && rendered["s3.sessionToken"] == "(set)")
         #expect(c.s3.secretAccessKey == "wJalrXUtnFEMI" && c.s3.sessionToken == "token")
+        #expect(rendered["imgproxy.key"] == "(set)" && rendered["imgproxy.salt"] == "(set)")
+        #expect(c.imgproxy.key == "abcd" && c.imgproxy.salt == "0011")
         let masked = [
             "cache.maxBytes", "limits.maxSourceBytes", "security.signingKey", "s3.secretAccessKey", "s3.sessionToken",
+            "imgproxy.key", "imgproxy.salt",
         ]
         for key in Config.keys where !masked.contains(key.name) {
             #expect(rendered[key.name] == values[key.name], "\(key.name)")

@@ -190,7 +190,8 @@ import Testing
         let operations = try Docs.text("docs/operations.md")
         for name in real { #expect(operations.contains("`\(name)`"), "operations.md does not list \(name)") }
         for path in Docs.files {
-            for m in Docs.matches(#"aspect_[a-z_]*[a-z]"#, in: try Docs.text(path)) {
+            // A name that starts a word (imgproxy's `extend_aspect_ratio` is no metric).
+            for m in Docs.matches(#"(?<![a-z_])aspect_[a-z_]*[a-z]"#, in: try Docs.text(path)) {
                 #expect(real.contains(m[0]), "\(path) names \(m[0]), which the service does not write")
             }
         }

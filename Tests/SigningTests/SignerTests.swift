@@ -36,3 +36,21 @@ import Testing
         #expect(!signer.verify("", params))
     }
 }
+
+/// imgproxy's signature, held to the example of imgproxy's docs ("Signing a URL": key
+/// `secret`, salt `hello`; Python's `hmac` gives the same value), and truncated as
+/// `IMGPROXY_SIGNATURE_SIZE` truncates it.
+@Suite struct ImgproxySignerTests {
+    static let path = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+
+    @Test func theDocsExample() throws {
+        let signer = try #require(ImgproxySigner(keyHex: "736563726574", saltHex: "68656C6C6F"))
+        #expect(signer.signature(path: Self.path) == "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8")
+        #expect(signer.verify("oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", path: Self.path))
+        #expect(!signer.verify("oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH9", path: Self.path))
+        #expect(!signer.verify("oKfUtW34Dvo", path: Self.path))
+        let short = try #require(ImgproxySigner(keyHex: "736563726574", saltHex: "68656C6C6F", size: 8))
+        #expect(short.signature(path: Self.path) == "oKfUtW34Dvo")
+        #expect(ImgproxySigner(keyHex: "xyz", saltHex: "00") == nil)
+    }
+}

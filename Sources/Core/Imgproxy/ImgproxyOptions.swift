@@ -1,0 +1,359 @@
+import Foundation
+
+/// Reads imgproxy's options one by one into the geometry and the rest of the request,
+/// with imgproxy's argument rules (`options/parser/apply.go`); every refusal is a 400 that
+/// names the option.
+struct OptionReader {
+    let settings: ImgproxyURL.Settings
+    let limits: RequestLimits
+    let now: Int64
+    var geometry = ImgproxyGeometry()
+    var request = ThumbRequest(src: "")
+    var expires: Int64?
+    var filename: String?
+    var attachment = false
+
+    init(settings: ImgproxyURL.Settings, limits: RequestLimits, now: Int64) {
+        self.settings = settings
+        self.limits = limits
+        self.now = now
+    }
+
+    func bad(_ name: String, _ args: [String], _ why: String) -> AspectError {
+        AspectError(.badParam, "imgproxy option \(quoted(([name] + args).joined(separator: ":"))): \(why)")
+    }
+
+    func count(_ name: String, _ args: [String], _ range: ClosedRange<Int>) throws(AspectError) {
+        guard range.contains(args.count) else {
+            throw bad(
+                name, args,
+                "takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") argument(s)"
+            )
+        }
+    }
+
+    /// Go's `strconv.ParseBool`; imgproxy reads anything else as false with a warning, the
+    /// dialect refuses it.
+    func bool(_ name: String, _ v: String) throws(AspectError) -> Bool {
+        switch v {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw bad(name, [v], "must be a boolean (1, 0, true, false, t, f)")
+        }
+    }
+
+    func int(_ name: String, _ v: String, min low: Int = 0, max high: Int = Int(Int32.max)) throws(AspectError) -> Int {
+        guard let n = Int(v), n >= low, n <= high else {
+            throw bad(name, [v], "must be an integer from \(low) to \(high)")
+        }
+        return n
+    }
+
+    func float(_ name: String, _ v: String, min low: Double = 0, above: Bool = false) throws(AspectError) -> Double {
+        guard let x = Double(v), x.isFinite, above ? x > low : x >= low else {
+            throw bad(name, [v], "must be a number \(above ? "above" : "at least") \(decimalString(low))")
+        }
+        return x
+    }
+
+    func gravity(_ name: String, _ args: [String], allowSmart: Bool = true) throws(AspectError) -> ImgproxyGravity {
+        guard let first = args.first, let kind = ImgproxyGravity.Kind(rawValue: first), allowSmart || kind != .sm
+        else {
+            throw bad(
+                name, args,
+                "the gravity must be one of ce, no, so, ea, we, noea, nowe, soea, sowe\(allowSmart ? ", sm, fp:X:Y" : ", fp:X:Y")"
+            )
+        }
+        var g = ImgproxyGravity(kind)
+        switch kind {
+        case .sm: if args.count > 1 { throw bad(name, args, "sm takes no offsets") }
+        case .fp:
+            guard args.count == 3, let x = Double(args[1]), let y = Double(args[2]), (0...1).contains(x),
+                (0...1).contains(y)
+            else { throw bad(name, args, "fp takes X and Y from 0 to 1") }
+            (g.x, g.y) = (x, y)
+        default:
+            guard args.count <= 3 else { throw bad(name, args, "a gravity takes at most two offsets") }
+            if args.count > 1, !args[1].isEmpty {
+                guard let x = Double(args[1]), x.isFinite else {
+                    throw bad(name, args, "the X offset must be a number")
+                }
+                g.x = x
+            }
+            if args.count > 2, !args[2].isEmpty {
+                guard let y = Double(args[2]), y.isFinite else {
+                    throw bad(name, args, "the Y offset must be a number")
+                }
+                g.y = y
+            }
+        }
+        return g
+    }
+
+    /// The presets being expanded, outermost first: one that names itself again, directly
+    /// or not, is skipped there, as imgproxy skips it.
+    var presetChain: [String] = []
+    /// Every preset used, in order.
+    var usedPresets: [String] = []
+
+    mutating func applyPreset(_ name: String, _ text: String) throws(AspectError) {
+        guard !presetChain.contains(name) else { return }
+        presetChain.append(name)
+        usedPresets.append(name)
+        defer { presetChain.removeLast() }
+        for part in text.split(separator: "/") where !part.isEmpty {
+            let args = part.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            try apply(args[0], Array(args.dropFirst()))
+        }
+    }
+
+    /// One option: `name` as written (a short name too) and its arguments.
+    mutating func apply(_ written: String, _ args: [String]) throws(AspectError) {
+        guard let name = ImgproxyURL.names[written] else {
+            throw AspectError(
+                .badParam,
+                "imgproxy option \(quoted(written)) is not supported here; the supported ones are listed in docs/api.md (imgproxy URLs)"
+            )
+        }
+        guard !args.isEmpty else { throw bad(written, args, "needs an argument") }
+        switch name {
+        case "resize":
+            try count(written, args, 1...8)
+            if !args[0].isEmpty { try apply("resizing_type", [args[0]]) }
+            if args.count > 1 { try apply("size", Array(args.dropFirst())) }
+        case "size":
+            try count(written, args, 1...7)
+            if !args[0].isEmpty { geometry.width = try int(written, args[0]) }
+            if args.count > 1, !args[1].isEmpty { geometry.height = try int(written, args[1]) }
+            if args.count > 2, !args[2].isEmpty { geometry.enlarge = try bool(written, args[2]) }
+            if args.count > 3, !args[3].isEmpty { try apply("extend", Array(args.dropFirst(3))) }
+        case "resizing_type":
+            try count(written, args, 1...1)
+            guard let t = ImgproxyGeometry.Resize(rawValue: args[0]) else {
+                throw bad(written, args, "must be fit, fill, fill-down, force or auto")
+            }
+            geometry.resize = t
+        case "width":
+            try count(written, args, 1...1)
+            geometry.width = try int(written, args[0])
+        case "height":
+            try count(written, args, 1...1)
+            geometry.height = try int(written, args[0])
+        case "min-width":
+            try count(written, args, 1...1)
+            geometry.minWidth = try int(written, args[0])
+        case "min-height":
+            try count(written, args, 1...1)
+            geometry.minHeight = try int(written, args[0])
+        case "zoom":
+            try count(written, args, 1...2)
+            geometry.zoomWidth = try float(written, args[0], above: true)
+            geometry.zoomHeight = args.count > 1 ? try float(written, args[1], above: true) : geometry.zoomWidth
+        case "dpr":
+            try count(written, args, 1...1)
+            let d = try float(written, args[0], above: true)
+            guard d <= limits.maxDpr else {
+                throw bad(written, args, "is over limits.maxDpr \(decimalString(limits.maxDpr))")
+            }
+            geometry.dpr = d
+        case "enlarge":
+            try count(written, args, 1...1)
+            geometry.enlarge = try bool(written, args[0])
+        case "extend", "extend_aspect_ratio":
+            try count(written, args, 1...4)
+            let on = try bool(written, args[0])
+            let g =
+                args.count > 1 ? try gravity(written, Array(args.dropFirst()), allowSmart: false) : ImgproxyGravity()
+            if name == "extend" {
+                (geometry.extend, geometry.extendGravity) = (on, g)
+            } else {
+                (geometry.extendAspectRatio, geometry.extendAspectRatioGravity) = (on, g)
+            }
+        case "gravity": geometry.gravity = try gravity(written, args)
+        case "crop":
+            try count(written, args, 1...5)
+            geometry.cropWidth = try float(written, args[0])
+            geometry.cropHeight = args.count > 1 && !args[1].isEmpty ? try float(written, args[1]) : 0
+            geometry.cropGravity = args.count > 2 ? try gravity(written, Array(args.dropFirst(2))) : nil
+        case "trim":
+            try count(written, args, 1...4)
+            guard args.dropFirst().allSatisfy({ $0.isEmpty }) else {
+                throw bad(written, args, "only the threshold is supported: the border is the top-left pixel's colour")
+            }
+            if args[0].isEmpty {
+                request.trim = nil
+            } else {
+                let t = try float(written, args[0])
+                guard t <= 100 else { throw bad(written, args, "the threshold must be from 0 to 100") }
+                request.trim = t
+            }
+        case "padding":
+            try count(written, args, 1...4)
+            func side(_ i: Int, _ fallback: Int) throws(AspectError) -> Int {
+                i < args.count && !args[i].isEmpty ? try int(written, args[i], max: limits.maxDimension) : fallback
+            }
+            let top = try side(0, geometry.padding[0])
+            let right = try side(1, top)
+            let bottom = try side(2, top)
+            let left = try side(3, right)
+            geometry.padding = [top, right, bottom, left]
+        case "auto_rotate":
+            try count(written, args, 1...1)
+            guard try bool(written, args[0]) else {
+                throw bad(written, args, "is not supported: EXIF orientation is always applied")
+            }
+        case "rotate":
+            try count(written, args, 1...1)
+            guard let n = Int(args[0]), n % 90 == 0 else { throw bad(written, args, "must be a multiple of 90") }
+            geometry.rotate = (n % 360 + 360) % 360
+            request.rotate = geometry.rotate
+        case "flip":
+            try count(written, args, 1...2)
+            if !args[0].isEmpty { geometry.flipHorizontal = try bool(written, args[0]) }
+            if args.count > 1, !args[1].isEmpty { geometry.flipVertical = try bool(written, args[1]) }
+        case "background":
+            if args.count == 1, args[0].isEmpty {
+                request.background = nil
+            } else if args.count == 1 {
+                // RRGGBB, or RGB with each digit doubled, as imgproxy's `RGBFromHex` reads.
+                let hex = args[0].utf8.count == 3 ? args[0].map { "\($0)\($0)" }.joined() : args[0]
+                guard hex.utf8.count == 6, let c = Color(hex: hex) else {
+                    throw bad(written, args, "must be a hex colour RRGGBB or R:G:B")
+                }
+                request.background = c
+            } else {
+                try count(written, args, 3...3)
+                let rgb = try args.map { v throws(AspectError) in UInt8(try int(written, v, max: 255)) }
+                request.background = Color(red: rgb[0], green: rgb[1], blue: rgb[2], alpha: 255)
+            }
+        case "blur", "sharpen":
+            try count(written, args, 1...1)
+            let sigma = try float(written, args[0])
+            let most = name == "blur" ? 100.0 : 10.0
+            guard sigma <= most else {
+                throw bad(written, args, "σ must be 0 (none) or up to \(decimalString(most))")
+            }
+            if name == "blur" {
+                request.blur = sigma == 0 ? nil : sigma
+            } else {
+                request.sharpen = sigma == 0 ? nil : sigma
+            }
+        case "pixelate":
+            try count(written, args, 1...1)
+            let n = try int(written, args[0], max: 256)
+            request.pixelate = n <= 1 ? nil : n
+        case "watermark":
+            try count(written, args, 1...7)
+            let opacity = try float(written, args[0])
+            guard opacity <= 1 else { throw bad(written, args, "the opacity must be from 0 to 1") }
+            guard opacity > 0 else {
+                geometry.watermark = nil
+                break
+            }
+            guard let mark = settings.watermark else {
+                throw bad(written, args, "no watermark is configured (watermarks)")
+            }
+            guard args.count <= 5 else { throw bad(written, args, "takes opacity, position, X, Y and scale") }
+            var position = ImgproxyGravity(.ce)
+            if args.count > 1, !args[1].isEmpty {
+                guard args[1] != "re" else { throw bad(written, args, "the position re (replicate) is not supported") }
+                position = try gravity(written, [args[1]], allowSmart: false)
+                guard position.kind != .fp else { throw bad(written, args, "the position must be a compass value") }
+            }
+            if args.count > 2, !args[2].isEmpty { position.x = try float(written, args[2], min: -1e6) }
+            if args.count > 3, !args[3].isEmpty { position.y = try float(written, args[3], min: -1e6) }
+            let scale = args.count > 4 && !args[4].isEmpty ? try float(written, args[4], above: true) : 0
+            geometry.watermark = ImgproxyWatermark(name: mark, opacity: opacity, position: position, scale: scale)
+        case "strip_metadata":
+            try count(written, args, 1...1)
+            guard try bool(written, args[0]) else {
+                throw bad(written, args, "is not supported: metadata is always stripped (but for output.keepCopyright)")
+            }
+        case "keep_copyright":
+            try count(written, args, 1...1)
+            guard try bool(written, args[0]) == settings.keepCopyright else {
+                throw bad(written, args, "differs from this server's output.keepCopyright (\(settings.keepCopyright))")
+            }
+        case "quality":
+            try count(written, args, 1...1)
+            let q = try int(written, args[0], max: 100)
+            request.quality = q == 0 ? nil : q
+        case "format_quality":
+            guard args.count % 2 == 0 else { throw bad(written, args, "takes pairs of format and quality") }
+            for i in stride(from: 0, to: args.count, by: 2) {
+                guard let f = Self.format(args[i]) else {
+                    throw bad(written, args, "\(quoted(args[i])) is not a format")
+                }
+                let q = try int(written, args[i + 1], max: 100)
+                request.formatQuality[f.rawValue] = q == 0 ? nil : q
+            }
+        case "max_bytes":
+            try count(written, args, 1...1)
+            let n = try int(written, args[0])
+            guard n == 0 || n >= 1024 else { throw bad(written, args, "must be 0 (none) or at least 1024") }
+            request.maxBytes = n == 0 ? nil : n
+        case "format":
+            try count(written, args, 1...1)
+            guard let f = Self.format(args[0]) else {
+                throw bad(written, args, "must be jpg, jpeg, png, webp, avif, jxl or gif")
+            }
+            request.format = f
+        case "page":
+            try count(written, args, 1...1)
+            request.page = try int(written, args[0], max: ThumbRequest.maxPage - 1) + 1
+        case "video_thumbnail_second":
+            try count(written, args, 1...1)
+            request.time = try float(written, args[0])
+        case "cachebuster":
+            // It makes another URL; the result is keyed by the source's version already.
+            try count(written, args, 1...1)
+        case "expires":
+            try count(written, args, 1...1)
+            guard let t = Int64(args[0]) else { throw bad(written, args, "must be a Unix time") }
+            if t > 0, t < now { throw AspectError(.gone, "the URL expired at \(t) (expires)") }
+            expires = t
+        case "filename":
+            try count(written, args, 1...2)
+            if args.count > 1, !args[1].isEmpty, try bool(written, args[1]) {
+                guard let text = ImgproxyURL.base64URLDecoded(args[0]) else {
+                    throw bad(written, args, "is not base64url of UTF-8 text")
+                }
+                filename = text
+            } else {
+                filename = args[0].removingPercentEncoding ?? args[0]
+            }
+            if filename?.isEmpty == true { filename = nil }
+        case "return_attachment":
+            try count(written, args, 1...1)
+            attachment = try bool(written, args[0])
+        case "preset":
+            for p in args {
+                guard let text = settings.presets[p] else {
+                    let names = settings.presets.keys.sorted()
+                    throw AspectError(
+                        .badParam,
+                        "unknown imgproxy preset \(quoted(p)); "
+                            + (names.isEmpty
+                                ? "none are configured (imgproxy.presets)"
+                                : "the configured ones are \(names.joined(separator: ", "))"))
+                }
+                try applyPreset(p, text)
+            }
+        default:
+            throw AspectError(.internalError, "imgproxy option \(name) has no reader")
+        }
+    }
+
+    /// imgproxy's names of the formats Aspect writes.
+    static func format(_ name: String) -> FormatChoice? {
+        switch name {
+        case "jpg", "jpeg": .jpeg
+        case "png": .png
+        case "webp": .webp
+        case "avif": .avif
+        case "jxl": .jxl
+        case "gif": .gif
+        default: nil
+        }
+    }
+}

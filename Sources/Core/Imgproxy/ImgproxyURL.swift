@@ -1,0 +1,216 @@
+import Foundation
+
+/// An imgproxy URL, `/SIGNATURE/OPTIONS…/plain/SOURCE[@EXT]` or
+/// `/SIGNATURE/OPTIONS…/BASE64URL_SOURCE[.EXT]`, parsed into Aspect's request (SPEC:
+/// imgproxy URLs). The options are read as imgproxy's `options/parser` reads them: in
+/// order, a later one overriding an earlier, presets expanded where they stand, the
+/// `default` preset first.
+public struct ImgproxyURL: Sendable {
+    public var signature: String
+    /// What the signature covers: everything after the signature segment, with its leading `/`.
+    public var signedPath: String
+    public var request: ThumbRequest
+    /// `expires`: a Unix time after which the URL is a 410 (checked by `parse`).
+    public var expires: Int64?
+    /// `filename` and `return_attachment`: what `Content-Disposition` says.
+    public var filename: String?
+    public var attachment = false
+    /// The presets applied, in order (`default` first when configured).
+    public var usedPresets: [String] = []
+
+    /// What the configuration gives the parser.
+    public struct Settings: Sendable {
+        public var root: SourceRoot
+        /// `imgproxy.presets`: names to options in the dialect's syntax (`rs:fill:300:200/q:80`).
+        public var presets: [String: String]
+        /// `output.keepCopyright`: what `keep_copyright` must agree with.
+        public var keepCopyright: Bool
+        /// The watermark `watermark` shows: the first configured one, by name.
+        public var watermark: String?
+
+        public init(
+            root: SourceRoot, presets: [String: String] = [:], keepCopyright: Bool = false, watermark: String? = nil
+        ) {
+            self.root = root
+            self.presets = presets
+            self.keepCopyright = keepCopyright
+            self.watermark = watermark
+        }
+    }
+
+    /// The options the dialect reads, by every name imgproxy gives them.
+    static let names: [String: String] = {
+        let groups: [[String]] = [
+            ["resize", "rs"], ["size", "s"], ["resizing_type", "rt"], ["width", "w"], ["height", "h"],
+            ["min-width", "mw"], ["min-height", "mh"], ["zoom", "z"], ["dpr"], ["enlarge", "el"], ["extend", "ex"],
+            ["extend_aspect_ratio", "extend_ar", "exar"], ["gravity", "g"], ["crop", "c"], ["trim", "t"],
+            ["padding", "pd"], ["auto_rotate", "ar"], ["rotate", "rot"], ["flip", "fl"], ["background", "bg"],
+            ["blur", "bl"], ["sharpen", "sh"], ["pixelate", "pix"], ["watermark", "wm"], ["strip_metadata", "sm"],
+            ["keep_copyright", "kcr"], ["quality", "q"], ["format_quality", "fq"], ["max_bytes", "mb"],
+            ["format", "f", "ext"], ["page", "pg"], ["video_thumbnail_second", "vts"], ["cachebuster", "cb"],
+            ["expires", "exp"], ["filename", "fn"], ["return_attachment", "att"], ["preset", "pr"],
+        ]
+        var m: [String: String] = [:]
+        for g in groups { for n in g { m[n] = g[0] } }
+        return m
+    }()
+
+    /// The signature segment and the path it signs (from the `/` after it), or a 404.
+    public static func split(_ path: String) throws(AspectError) -> (signature: String, signed: String) {
+        let trimmed = path.drop { $0 == "/" }
+        guard let slash = trimmed.firstIndex(of: "/"), slash != trimmed.startIndex,
+            trimmed.index(after: slash) != trimmed.endIndex
+        else {
+            throw AspectError(
+                .notFound, "no such route: \(quoted(path)); an imgproxy URL is /SIGNATURE/OPTIONS/plain/SOURCE")
+        }
+        return (String(trimmed[..<slash]), String(trimmed[slash...]))
+    }
+
+    /// Parses the path of a request (no query) at Unix time `now`.
+    /// `native`: a geometry the native parameters can say is said with them (tests turn
+    /// it off to hold imgproxy's planner to the same cases).
+    public static func parse(
+        path: String, settings: Settings, limits: RequestLimits, now: Int64, native preferNative: Bool = true
+    ) throws(AspectError) -> ImgproxyURL {
+        let (signature, signedPath) = try split(path)
+        // As imgproxy does: an escaped colon in the options is a colon.
+        let parts = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var reader = OptionReader(settings: settings, limits: limits, now: now)
+        if let preset = settings.presets["default"] { try reader.applyPreset("default", preset) }
+        var i = 0
+        while i < parts.count {
+            let part = parts[i].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+            guard part.contains(":") else { break }
+            let args = part.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            try reader.apply(args[0], Array(args.dropFirst()))
+            i += 1
+        }
+        let (source, ext) = try decodeSource(Array(parts[i...]))
+        if let ext { try reader.apply("format", [ext]) }
+        var request = reader.request
+        request.src = try relative(source, to: settings.root)
+        try ThumbRequest.checkSourcePath(request.src)
+        request.imgproxy = reader.geometry
+        if preferNative, let native = Self.native(reader.geometry, limits: limits) {
+            // The native parameters say the same: one cache entry with the native request.
+            request.imgproxy = nil
+            request.width = native.width
+            request.height = native.height
+            request.mode = native.mode
+            request.upscale = native.upscale
+            request.gravity = native.gravity
+            request.focusX = native.focus.x
+            request.focusY = native.focus.y
+            request.dpr = reader.geometry.dpr
+            request.rotate = reader.geometry.rotate
+            request.flip = native.flip
+        }
+        var url = ImgproxyURL(signature: signature, signedPath: signedPath, request: request)
+        url.expires = reader.expires
+        url.filename = reader.filename
+        url.attachment = reader.attachment
+        url.usedPresets = reader.usedPresets
+        return url
+    }
+
+    /// The source and the extension after `@` (plain) or `.` (base64url).
+    static func decodeSource(_ parts: [String]) throws(AspectError) -> (String, String?) {
+        guard let first = parts.first, !first.isEmpty else {
+            throw AspectError(.badParam, "the imgproxy URL names no source: end it with /plain/PATH or /BASE64URL")
+        }
+        if first == "plain", parts.count > 1 {
+            let joined = parts.dropFirst().joined(separator: "/")
+            let at = joined.split(separator: "@", omittingEmptySubsequences: false)
+            guard at.count <= 2, !at[0].isEmpty else {
+                throw AspectError(
+                    .badParam, "the plain source \(quoted(joined)) is empty or names more than one format")
+            }
+            guard let path = String(at[0]).removingPercentEncoding else {
+                throw AspectError(.badParam, "the plain source \(quoted(joined)) is not valid percent-encoding")
+            }
+            return (path, at.count == 2 && !at[1].isEmpty ? String(at[1]) : nil)
+        }
+        let joined = parts.joined()
+        let dot = joined.split(separator: ".", omittingEmptySubsequences: false)
+        guard dot.count <= 2, !dot[0].isEmpty else {
+            throw AspectError(.badParam, "the base64 source \(quoted(joined)) is empty or names more than one format")
+        }
+        guard let path = base64URLDecoded(String(dot[0])) else {
+            throw AspectError(.badParam, "the source \(quoted(String(dot[0]))) is not base64url of a UTF-8 path")
+        }
+        return (path, dot.count == 2 && !dot[1].isEmpty ? String(dot[1]) : nil)
+    }
+
+    /// RFC 4648's URL alphabet, padded or not, as UTF-8 text.
+    static func base64URLDecoded(_ text: String) -> String? {
+        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.last == "=" { b64.removeLast() }
+        b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
+        return Data(base64Encoded: b64).flatMap { String(data: $0, encoding: .utf8) }
+    }
+
+    /// A source as imgproxy with its base URL set to the root takes it: a path relative to
+    /// the root, or a full URL that lies under it (what follows the root is the path).
+    static func relative(_ source: String, to root: SourceRoot) throws(AspectError) -> String {
+        let schemes = ["http://", "https://", "s3://", "local:///"]
+        guard let scheme = schemes.first(where: { source.lowercased().hasPrefix($0) }) else { return source }
+        let base: String? =
+            switch root {
+            case .http(let b): scheme.hasPrefix("http") ? b : nil
+            case .s3(let bucket, let prefix): scheme == "s3://" ? "s3://\(bucket)/\(prefix)" : nil
+            case .folder: scheme == "local:///" ? "local:///" : nil
+            }
+        guard let base, source.hasPrefix(base), source.count > base.count else {
+            throw AspectError(
+                .forbiddenPath,
+                "the source \(quoted(source)) is not under this server's image root; give a path below it")
+        }
+        return String(source.dropFirst(base.count))
+    }
+
+    /// The native parameters that mean the same as this geometry, whatever the source:
+    /// `fit`, `fill` with `enlarge`, and `fill-down`, with a compass, smart or focus-point
+    /// gravity and nothing else that imgproxy plans its own way (SPEC: imgproxy URLs).
+    struct Native {
+        var width: Int?, height: Int?, mode: Mode, upscale: Bool, gravity: Gravity
+        var focus: (x: Double, y: Double), flip: Flip?
+    }
+
+    static func native(_ g: ImgproxyGeometry, limits: RequestLimits) -> Native? {
+        guard g.cropWidth == 0, g.cropHeight == 0, g.minWidth == 0, g.minHeight == 0, g.zoomWidth == 1,
+            g.zoomHeight == 1, !g.extend, !g.extendAspectRatio, g.padding.allSatisfy({ $0 == 0 }), g.watermark == nil,
+            g.width <= limits.maxDimension, g.height <= limits.maxDimension, g.dpr >= 1, g.dpr <= limits.maxDpr
+        else { return nil }
+        let both = g.width > 0 && g.height > 0
+        let mode: Mode
+        switch g.resize {
+        case .fit: mode = .fit
+        case .fill where g.enlarge || !both: mode = both ? .fill : .fit
+        case .fillDown: mode = both ? .fill : .fit
+        default: return nil
+        }
+        let gravity: Gravity
+        var focus = (x: 0.5, y: 0.5)
+        switch g.gravity.kind {
+        case .sm: gravity = .smart
+        case .fp:
+            gravity = .focus
+            focus = (g.gravity.x, g.gravity.y)
+        default:
+            guard g.gravity.x == 0, g.gravity.y == 0 else { return nil }
+            let compass: [ImgproxyGravity.Kind: Gravity] = [
+                .ce: .center, .no: .north, .so: .south, .ea: .east, .we: .west, .noea: .northeast,
+                .nowe: .northwest, .soea: .southeast, .sowe: .southwest,
+            ]
+            gravity = compass[g.gravity.kind] ?? .center
+        }
+        // Gravity matters to fill alone; fit keeps the default.
+        let flip: Flip? =
+            g.flipHorizontal && g.flipVertical ? .hv : g.flipHorizontal ? .h : g.flipVertical ? .v : nil
+        return Native(
+            width: g.width > 0 ? g.width : nil, height: g.height > 0 ? g.height : nil, mode: mode,
+            upscale: g.enlarge, gravity: mode == .fill ? gravity : .center, focus: mode == .fill ? focus : (0.5, 0.5),
+            flip: flip)
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Imaging
+import Signing
+import TestSupport
+import Testing
+
+/// imgproxy's URL format through the real binary (SPEC: imgproxy URLs): signed as imgproxy
+/// signs, one cache entry with the native request it means, imgproxy's sizes where they
+/// differ, its headers, and the statuses of SPEC.
+@Suite(.serialized) struct ImgproxyServiceTests {
+    let dir: URL
+    // The imgproxy docs' signing example: key "secret", salt "hello", in hex.
+    static let key = "736563726574"
+    static let salt = "68656C6C6F"
+
+    init() throws {
+        dir = try ServeProcess.sampleFolder("imgproxy")
+    }
+
+    func serve(_ env: [String: String] = [:]) throws -> ServeProcess {
+        try ServeProcess(
+            samples: dir,
+            env: [
+                "ASPECT_IMGPROXY_ENABLED": "true", "ASPECT_IMGPROXY_KEY": Self.key, "ASPECT_IMGPROXY_SALT": Self.salt,
+            ]
+            .merging(env) { $1 })
+    }
+
+    /// imgproxy's signature (ImgproxySigner, held to the docs' example by SigningTests).
+    static func signed(_ path: String, size: Int = 32) throws -> String {
+        guard let signer = ImgproxySigner(keyHex: key, saltHex: salt, size: size) else { throw TestError("not hex") }
+        return "/" + signer.signature(path: path) + path
+    }
+
+    func size(_ body: [UInt8]) throws -> (Int, Int) {
+        let img = try ImageFile.decode(body)
+        return (img.width, img.height)
+    }
+
+    @Test func aSignedURLIsTheNativeRequestItMeans() throws {
+        let server = try serve()
+        let path = try Self.signed("/rs:fill:300:200:1/g:soea/plain/landscape.jpg@webp")
+        let dialect = try ServiceTests.get(server.port, path)
+        #expect(dialect.status == 200 && dialect.headers["content-type"] == "image/webp", "\(dialect.text)")
+        #expect(dialect.headers["content-disposition"] == #"inline; filename="landscape.webp""#)
+        #expect(try size(dialect.body) == (300, 200))
+        let native = try ServiceTests.get(
+            server.port, "/thumb?src=landscape.jpg&w=300&h=200&mode=fill&gravity=southeast&upscale=1&format=webp")
+        #expect(native.headers["x-cache"] == "HIT" && native.headers["etag"] == dialect.headers["etag"])
+        #expect(native.body == dialect.body)
+        // The signature is checked: another one, none, or a changed path is a 403.
+        for bad in [path.replacingOccurrences(of: "300", with: "301"), "/insecure/rs:fit:100:100/plain/landscape.jpg"] {
+            let r = try ServiceTests.get(server.port, bad)
+            #expect(r.status == 403 && r.text.contains("bad_signature"), "\(bad)")
+        }
+        let metrics = try ServiceTests.get(server.port, "/metrics").text
+        #expect(
+            metrics.contains(#"route="imgproxy",status="200""#) && metrics.contains(#"route="imgproxy",status="403""#))
+    }
+
+    /// imgproxy's `fill` without `enlarge` on a source smaller than the box: the source's
+    /// size, not the box's ratio (its `TestResizeToFill`); `fill-down` keeps the ratio.
+    @Test func imgproxysOwnSizesWhereTheyDiffer() throws {
+        let server = try serve()
+        let fill = try ServiceTests.get(server.port, try Self.signed("/rs:fill:3000:1000/plain/landscape.jpg@png"))
+        #expect(fill.status == 200)
+        #expect(try size(fill.body) == (2400, 1000))
+        let down = try ServiceTests.get(server.port, try Self.signed("/rs:fill-down:3000:1000/plain/landscape.jpg@png"))
+        #expect(try size(down.body) == (2400, 800))
+        // extend, padding (× dpr) and a crop in pixels.
+        let extended = try ServiceTests.get(
+            server.port, try Self.signed("/rs:fit:300:300/ex:1/pd:10:20/dpr:2/plain/landscape.jpg@png"))
+        #expect(try size(extended.body) == (680, 640))
+        let cropped = try ServiceTests.get(
+            server.port, try Self.signed("/c:600:400:nowe/w:300/plain/landscape.jpg@png"))
+        #expect(try size(cropped.body) == (300, 200))
+    }
+
+    @Test func headersAndStatuses() throws {
+        let server = try serve()
+        let att = try ServiceTests.get(
+            server.port, try Self.signed("/fn:holiday/att:1/w:100/plain/landscape.jpg@png"))
+        #expect(att.headers["content-disposition"] == #"attachment; filename="holiday.png""#)
+        let expired = try ServiceTests.get(server.port, try Self.signed("/exp:1000000000/w:100/plain/landscape.jpg"))
+        #expect(expired.status == 410 && expired.text.contains("\"gone\""))
+        let future = try ServiceTests.get(server.port, try Self.signed("/exp:4000000000/w:100/plain/landscape.jpg"))
+        #expect(future.status == 200)
+        let unsupported = try ServiceTests.get(server.port, try Self.signed("/obj:face/plain/landscape.jpg"))
+        #expect(unsupported.status == 400 && unsupported.text.contains("'obj' is not supported"))
+        let outside = try ServiceTests.get(server.port, try Self.signed("/plain/http://elsewhere.dev/a.jpg"))
+        #expect(outside.status == 403)
+        let b64 = Data("portrait.jpg".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let base64 = try ServiceTests.get(server.port, try Self.signed("/rs:fit:120:120/\(b64).png"))
+        #expect(base64.status == 200 && base64.headers["content-type"] == "image/png")
+        #expect(try size(base64.body) == (80, 120))
+        #expect(try ServiceTests.get(server.port, "/favicon.ico").status == 404)
+    }
+
+    /// IMGPROXY_KEY, IMGPROXY_SALT and IMGPROXY_SIGNATURE_SIZE as imgproxy reads them; a
+    /// server that signs its native URLs refuses unsigned dialect ones; off, the routes are 404s.
+    @Test func configuration() throws {
+        let truncated = try ServeProcess(
+            samples: dir,
+            env: [
+                "ASPECT_IMGPROXY_ENABLED": "true", "IMGPROXY_KEY": Self.key, "IMGPROXY_SALT": Self.salt,
+                "IMGPROXY_SIGNATURE_SIZE": "8", "ASPECT_CACHE_DIR": "cache-8",
+            ])
+        let short = try Self.signed("/w:100/plain/landscape.jpg", size: 8)
+        #expect(try ServiceTests.get(truncated.port, short).status == 200)
+        #expect(try ServiceTests.get(truncated.port, try Self.signed("/w:100/plain/landscape.jpg")).status == 403)
+
+        let strict = try ServeProcess(
+            samples: dir,
+            env: [
+                "ASPECT_IMGPROXY_ENABLED": "true", "ASPECT_SECURITY_SIGNINGKEY": "0123456789abcdef0123",
+                "ASPECT_CACHE_DIR": "cache-strict",
+            ])
+        let r = try ServiceTests.get(strict.port, "/insecure/w:100/plain/landscape.jpg")
+        #expect(r.status == 403 && r.text.contains("imgproxy.key"))
+
+        let off = try ServeProcess(samples: dir, env: ["ASPECT_CACHE_DIR": "cache-off"])
+        #expect(try ServiceTests.get(off.port, try Self.signed("/w:100/plain/landscape.jpg")).status == 404)
+
+        let half = try Binary.run(
+            ["serve", "--port", "0"], env: ["ASPECT_IMGPROXY_KEY": Self.key, "ASPECT_IMAGES_ROOT": "images"], cwd: dir)
+        #expect(half.status == 2 && half.stderr.contains("imgproxy.salt"))
+    }
+}
