@@ -76,6 +76,28 @@ import Testing
         #expect(try size(cropped.body) == (300, 200))
     }
 
+    /// `watermark:opacity:position:x:y:scale` on the first configured watermark: the
+    /// sample logo (800×800) fitted into 0.2 of a 300×200 result (40×40) at the top left;
+    /// nothing else of the picture changes.
+    @Test func aWatermarkAtImgproxysPlace() throws {
+        let server = try serve(["ASPECT_WATERMARKS": #"{"logo": {"src": "logo.png"}}"#])
+        let plain = try ImageFile.decode(
+            try ServiceTests.get(server.port, try Self.signed("/w:300/plain/landscape.jpg@png")).body)
+        let marked = try ServiceTests.get(
+            server.port, try Self.signed("/w:300/wm:1:nowe:0:0:0.2/plain/landscape.jpg@png"))
+        #expect(marked.status == 200, "\(marked.text)")
+        let img = try ImageFile.decode(marked.body)
+        #expect(img.width == 300 && img.height == 200)
+        var inside = 0
+        var outside = 0
+        for y in 0..<200 {
+            for x in 0..<300 where img.pixel(x, y) != plain.pixel(x, y) {
+                if x < 40 && y < 40 { inside += 1 } else { outside += 1 }
+            }
+        }
+        #expect(inside > 400 && outside == 0, "\(inside) pixels changed inside, \(outside) outside")
+    }
+
     @Test func headersAndStatuses() throws {
         let server = try serve()
         let att = try ServiceTests.get(

@@ -35,6 +35,14 @@ import Testing
         #expect(try Self.output(c.options, native: false) == expected, "\(c.table) \(c.options), imgproxy's planner")
     }
 
+    @Test(arguments: (imgproxyCropCases + imgproxyExtendAndPaddingCases).indices)
+    func imgproxysCropExtendAndPaddingSizes(index: Int) throws {
+        let c = (imgproxyCropCases + imgproxyExtendAndPaddingCases)[index]
+        #expect(
+            try Self.output(c.options, native: true) == Size(width: c.width, height: c.height),
+            "\(c.table) \(c.options)")
+    }
+
     /// The native parameters take over only where they mean the same; the rest keeps
     /// imgproxy's geometry, in a canonical form of its own.
     @Test func theNativeFormIsUsedOnlyWhereItMeansTheSame() throws {
