@@ -462,16 +462,27 @@ struct RenderJob: Sendable {
 }
 
 /// The headers of an answer before its content type is known: the common ones, and for
-/// an imgproxy URL the disposition, whose extension is the content type's.
+/// an imgproxy URL the disposition, whose extension is the content type's (made once per
+/// format here, on the way to the memo, not on every hit).
 struct AnswerHeaders: Sendable {
     var common: HTTPHeaders
-    var disposition: Disposition?
+    /// `Content-Disposition` by content type.
+    let dispositions: [(contentType: String, value: String)]
+
+    init(common: HTTPHeaders, disposition: Disposition?) {
+        self.common = common
+        dispositions =
+            disposition.map { d in ImageFormat.allCases.map { ($0.mimeType, d.value(contentType: $0.mimeType)) } }
+            ?? []
+    }
 
     func complete(contentType: String, cache: String) -> HTTPHeaders {
         var h = common
         h.append("Content-Type", contentType)
         h.append("X-Cache", cache)
-        if let disposition { h.append("Content-Disposition", disposition.value(contentType: contentType)) }
+        if let d = dispositions.first(where: { $0.contentType == contentType }) {
+            h.append("Content-Disposition", d.value)
+        }
         return h
     }
 }
