@@ -62,6 +62,8 @@ public struct Thumbnail: Sendable, Hashable {
     public func background(_ hex: String) -> Thumbnail { setting("bg", hex) }
     public func format(_ f: Format) -> Thumbnail { setting("format", f.rawValue) }
     public func quality(_ q: Int) -> Thumbnail { setting("q", String(q)) }
+    /// `q=auto`: the lowest quality that keeps the picture; the answer's `X-Quality` says which.
+    public func autoQuality() -> Thumbnail { setting("q", "auto") }
     /// The screen's scale (2 for a Retina screen): the pixels are the box times this.
     public func dpr(_ d: Double) -> Thumbnail { setting("dpr", Self.number(d)) }
     public func upscale(_ on: Bool) -> Thumbnail { setting("upscale", on ? "1" : "0") }

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Glibc
+import Stores
 import Synchronization
 import Syscalls
 
@@ -20,10 +21,6 @@ public final class DiskCache: Sendable {
         /// The entry's file (built when asked for: a hit served from an open file needs no path).
         public var path: String { DiskCache.path(dir, hex, format) }
     }
-
-    /// What an entry may be, by its file's extension: an image format, or `json` (an
-    /// `/info` answer).
-    public static let kinds = Set(ImageFormat.allCases.map(\.rawValue) + ["json"])
 
     public let dir: String
     public let maxBytes: Int64
@@ -158,7 +155,7 @@ public final class DiskCache: Sendable {
                 }
                 let parts = name.split(separator: ".")
                 guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
-                    case let format = String(parts[1]), DiskCache.kinds.contains(format)
+                    case let format = String(parts[1]), ResultKind.isKnown(format)
                 else { continue }
                 var st = stat()
                 guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }

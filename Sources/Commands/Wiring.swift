@@ -13,11 +13,11 @@ struct LibvipsRenderer: Renderer {
     func render(
         _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
+        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
     {
         do throws(ImagingError) {
             let r = try thumbnailer.render(file: file, page: page, trim: trim, order: order)
-            return (r.bytes, r.format)
+            return (r.bytes, r.format, r.quality)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

@@ -150,6 +150,14 @@ extension Config {
             "output.keepCopyright",
             "keep the source's EXIF Copyright and Artist and XMP dc:rights and dc:creator, and no other metadata",
             \.output.keepCopyright),
+        .choice(
+            "output.quality", "the quality without q: format (each format's default) or auto (q=auto)",
+            \.output.quality),
+        .integer("output.autoQualityMin", 1...100, "the lowest quality q=auto may choose", \.output.autoQualityMin),
+        .integer("output.autoQualityMax", 1...100, "the highest quality q=auto may choose", \.output.autoQualityMax),
+        .decimal(
+            "output.autoQualitySSIM", 0.5...1, "the SSIM of luma q=auto keeps against the unencoded result",
+            \.output.autoQualitySSIM),
         .decimal(
             "video.defaultSeconds", 0...3600,
             "the moment of a video shown when t is not given (a shorter clip: its middle frame)",

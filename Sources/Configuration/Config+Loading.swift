@@ -68,6 +68,9 @@ extension Config {
             }
             try apply(key, .string(text), base: cwd, origin: "from its flag", to: &config)
         }
+        guard config.output.autoQualityMin <= config.output.autoQualityMax else {
+            throw ConfigError(key: "output.autoQualityMin", message: "must be at most output.autoQualityMax")
+        }
         // imgproxy signs with both or neither: a key alone would leave URLs unchecked.
         if config.imgproxy.key.isEmpty != config.imgproxy.salt.isEmpty {
             throw ConfigError(

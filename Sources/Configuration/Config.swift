@@ -96,6 +96,16 @@ public struct Config: Equatable, Sendable {
     public struct Output: Equatable, Sendable {
         /// Keep the source's copyright and artist fields, and no other metadata.
         public var keepCopyright = false
+        /// `auto`: `q=auto` when a request names no quality.
+        public var quality = QualityDefault.format
+        public var autoQualityMin = 30
+        public var autoQualityMax = 90
+        public var autoQualitySSIM = 0.985
+    }
+
+    /// What quality a request without `q` gets: the format's, or the searched one.
+    public enum QualityDefault: String, Sendable, CaseIterable {
+        case format, auto
     }
 
     /// Video sources (SPEC: Video).
@@ -230,7 +240,10 @@ public struct Config: Equatable, Sendable {
         RequestLimits(
             maxDimension: limits.maxDimension, maxDpr: limits.maxDpr, autoAvif: http.autoAvif, autoJxl: http.autoJxl,
             maxAnimationFrames: limits.maxAnimationFrames, videoDefaultSeconds: video.defaultSeconds,
-            previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality, watermarks: watermarks)
+            previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality, watermarks: watermarks,
+            autoQuality: AutoQuality(
+                min: output.autoQualityMin, max: output.autoQualityMax, ssim: output.autoQualitySSIM),
+            autoQualityByDefault: output.quality == .auto)
     }
 
     /// Whether `sig` is required.

@@ -58,10 +58,12 @@ public struct RenderOrder: Equatable, Sendable {
     public var frameDelayMs: Int
     /// `maxbytes`: the quality is lowered until the result fits.
     public var maxBytes: Int?
+    /// `q=auto` (or `output.quality=auto` with no quality asked): the quality is searched.
+    public var autoQuality: AutoQuality?
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
-        frameDelayMs: Int = 0, maxBytes: Int? = nil
+        frameDelayMs: Int = 0, maxBytes: Int? = nil, autoQuality: AutoQuality? = nil
     ) {
         self.plan = plan
         self.format = format
@@ -70,6 +72,7 @@ public struct RenderOrder: Equatable, Sendable {
         self.moments = moments
         self.frameDelayMs = frameDelayMs
         self.maxBytes = maxBytes
+        self.autoQuality = autoQuality
     }
 
     /// The moment of a video shown without `t` (SPEC: Video): `video.defaultSeconds`, or
@@ -132,10 +135,14 @@ public struct RenderOrder: Equatable, Sendable {
         let quality =
             request.quality ?? request.formatQuality[format.rawValue]
             ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
+        // q=auto for a still in a lossy format (an animation keeps the format's default).
+        let auto =
+            request.searchesQuality(limits) && quality == nil && AutoQuality.formats.contains(format) && !animated
+            ? limits.autoQuality : nil
         return RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
-            maxBytes: request.maxBytes)
+            maxBytes: request.maxBytes, autoQuality: auto)
     }
 }
 

@@ -16,6 +16,10 @@ public struct RequestLimits: Equatable, Sendable {
     public var previewFrameMs: Int
     /// `http.saveDataQuality`: a `Save-Data` request's quality, by format name.
     public var saveDataQuality: [String: Int]
+    /// `output.autoQuality*`: how `q=auto` searches.
+    public var autoQuality: AutoQuality
+    /// `output.quality=auto`: `q=auto` when a request names no quality.
+    public var autoQualityByDefault: Bool
     /// `watermarks`: the configured ones by name, with their images' sizes once read.
     public var watermarks: [String: Watermark]
 
@@ -23,7 +27,8 @@ public struct RequestLimits: Equatable, Sendable {
         maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false,
         maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500,
         saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50],
-        watermarks: [String: Watermark] = [:]
+        watermarks: [String: Watermark] = [:], autoQuality: AutoQuality = AutoQuality(),
+        autoQualityByDefault: Bool = false
     ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
@@ -34,5 +39,7 @@ public struct RequestLimits: Equatable, Sendable {
         self.previewFrameMs = previewFrameMs
         self.saveDataQuality = saveDataQuality
         self.watermarks = watermarks
+        self.autoQuality = autoQuality
+        self.autoQualityByDefault = autoQualityByDefault
     }
 }

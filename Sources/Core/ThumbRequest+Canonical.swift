@@ -17,6 +17,7 @@ extension ThumbRequest {
         if let background { p.append(("bg", background.description)) }
         p.append(("format", format.rawValue))
         if let quality { p.append(("q", "\(quality)")) }
+        if autoQuality { p.append(("q", "auto")) }
         if !formatQuality.isEmpty {
             p.append(
                 ("fq", formatQuality.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")))

@@ -90,7 +90,9 @@ extension ThumbRequest {
             r.background = c
         }
         if let v = values["format"] { r.format = try choice("format", v, FormatChoice.self) }
-        if let v = values["q"] { r.quality = try integer("q", v, 1...100) }
+        if let v = values["q"] {
+            if v == "auto" { r.autoQuality = true } else { r.quality = try integer("q", v, 1...100) }
+        }
         if let v = values["crop"] {
             let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { NumberSyntax.decimal($0) }
             guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],

@@ -175,6 +175,8 @@ public struct ThumbRequest: Equatable, Sendable {
     /// An imgproxy URL whose geometry the native parameters cannot say: planned by
     /// imgproxy's rules in place of `w`, `h`, `ratio`, `mode`, … (SPEC: imgproxy URLs).
     public var imgproxy: ImgproxyGeometry?
+    /// `q=auto`: the lowest quality that keeps the picture (SPEC: Efficiency).
+    public var autoQuality = false
     /// imgproxy's `format_quality`: the quality by output format, where `q` is not given.
     public var formatQuality: [String: Int] = [:]
     /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.

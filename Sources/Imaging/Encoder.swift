@@ -16,14 +16,22 @@ enum Encoder {
     /// The lowest quality `maxbytes` lowers to (SPEC).
     static let lowestQuality = 10
 
-    /// `encode`, and when the result is over `maxBytes` and the format has a quality, the
-    /// highest quality from `lowestQuality` up to the asked one whose result fits, found by
-    /// the floor and then bisection, in at most six more encodes; when none fits, the smallest result made
-    /// (SPEC: `maxbytes`). PNG and GIF have no quality to lower: their one result is it.
+    /// A result and the quality it was encoded at, when the encoder chose it (`q=auto`,
+    /// `maxbytes`); nil when it is the one asked or the format's default.
+    struct Encoded {
+        var bytes: [UInt8]
+        var quality: Int?
+    }
+
+    /// `encode`; with `autoQuality`, at the quality its search chooses (SPEC: `q=auto`);
+    /// and when the result is over `maxBytes` and the format has a quality, the highest
+    /// quality from `lowestQuality` up to the asked (or chosen) one whose result fits, found
+    /// by the floor and then bisection, in at most six more encodes; when none fits, the
+    /// smallest result made (SPEC: `maxbytes`). PNG and GIF have no quality to lower.
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
-        keepCopyright: Bool = false
-    ) throws(ImagingError) -> [UInt8] {
+        keepCopyright: Bool = false, autoQuality: AutoQuality? = nil
+    ) throws(ImagingError) -> Encoded {
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
         func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation?) throws(ImagingError)
@@ -31,13 +39,32 @@ enum Encoder {
         {
             try Encoder.encode(image, format: format, quality: quality, animation: animation, rights: rights)
         }
-        guard let maxBytes, let asked = quality ?? format.defaultQuality else {
-            return try encode(image, format: format, quality: quality, animation: animation)
-        }
+        var chosen: Encoded?
         // Decoded once: every encode below reads the same pixels, not the pipeline again.
-        let pixels = try image.then("copy") { cvips_copy_memory($0, $1) }
-        let first = try encode(pixels, format: format, quality: asked, animation: animation)
-        if first.count <= maxBytes { return first }
+        var held: VImage?
+        func pixels() throws(ImagingError) -> VImage {
+            if let held { return held }
+            let copy = try image.then("copy") { cvips_copy_memory($0, $1) }
+            held = copy
+            return copy
+        }
+        if let autoQuality, animation == nil, AutoQuality.formats.contains(format) {
+            chosen = try searchQuality(try pixels(), format: format, autoQuality) { q throws(ImagingError) in
+                try encode(try pixels(), format: format, quality: q, animation: nil)
+            }
+        }
+        guard let maxBytes, let asked = chosen?.quality ?? quality ?? format.defaultQuality else {
+            if let chosen { return chosen }
+            return Encoded(bytes: try encode(image, format: format, quality: quality, animation: animation))
+        }
+        let pixels = try pixels()
+        let first: [UInt8]
+        if let chosen {
+            first = chosen.bytes
+        } else {
+            first = try encode(pixels, format: format, quality: asked, animation: animation)
+        }
+        if first.count <= maxBytes { return Encoded(bytes: first, quality: chosen?.quality) }
         var smallest = first
         var fits: [UInt8]?
         func attempt(_ q: Int) throws(ImagingError) -> Bool {
@@ -47,14 +74,65 @@ enum Encoder {
             fits = bytes
             return true
         }
+        var fitting = lowestQuality
         // The floor first: if even it does not fit, nothing will, and one encode says so.
-        guard asked > lowestQuality, try attempt(lowestQuality) else { return smallest }
+        guard asked > lowestQuality, try attempt(lowestQuality) else {
+            return Encoded(bytes: smallest, quality: smallest == first ? asked : lowestQuality)
+        }
         var (low, high) = (lowestQuality + 1, asked - 1)
         for _ in 0..<5 where low <= high {
             let q = (low + high + 1) / 2
-            if try attempt(q) { low = q + 1 } else { high = q - 1 }
+            if try attempt(q) {
+                fitting = q
+                low = q + 1
+            } else {
+                high = q - 1
+            }
         }
-        return fits ?? smallest
+        return Encoded(bytes: fits ?? smallest, quality: fitting)
+    }
+
+    /// `q=auto`: `encode(q)` at the qualities the search asks for, each result decoded and
+    /// its luma compared with the unencoded image's by SSIM. A result this libvips cannot
+    /// decode again (its loader not among `images.formats`) ends the search at the
+    /// format's default quality, with a warning in the log.
+    static func searchQuality(
+        _ image: VImage, format: ImageFormat, _ target: AutoQuality,
+        encode: (Int) throws(ImagingError) -> [UInt8]
+    ) throws(ImagingError) -> Encoded {
+        let reference = LumaSSIM(
+            pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
+        var made: [Int: [UInt8]] = [:]
+        var undecodable = false
+        func good(_ q: Int) throws(ImagingError) -> Bool {
+            let bytes = try encode(q)
+            made[q] = bytes
+            let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
+                bytes.withUnsafeBytes { raw in cvips_load_buffer(raw.baseAddress, raw.count, out, 0) }
+            }
+            guard let decoded, let rgb = try? Pipeline.toSRGB(decoded).pixels(), decoded.size == image.size,
+                let score = reference.compare(pixels: rgb, bands: decoded.bands)
+            else {
+                undecodable = true
+                return true
+            }
+            return score >= target.ssim
+        }
+        let q = try target.search { (q: Int) throws(ImagingError) -> Bool in
+            if undecodable { return true }
+            return try good(q)
+        }
+        if undecodable {
+            _ = Vips.takeError()
+            Vips.log(
+                .warn, "q=auto",
+                "a \(format.rawValue) result could not be decoded to measure it; the default quality is used")
+            let fallback = format.defaultQuality ?? 80
+            if let bytes = made[fallback] { return Encoded(bytes: bytes, quality: fallback) }
+            return Encoded(bytes: try encode(fallback), quality: fallback)
+        }
+        if let bytes = made[q] { return Encoded(bytes: bytes, quality: q) }
+        return Encoded(bytes: try encode(q), quality: q)
     }
 
     /// One encode with no metadata but `rights`, when given (where the format carries

@@ -21,6 +21,8 @@ public struct Thumbnailer: Sendable {
         public var bytes: [UInt8]
         public var format: ImageFormat
         public var plan: Plan
+        /// The quality the encoder chose (`q=auto`, `maxbytes`); nil when it was the one asked.
+        public var quality: Int?
     }
 
     /// Opens the file, then the whole job as `thumbnail(file:…)` does.
@@ -61,17 +63,18 @@ public struct Thumbnailer: Sendable {
             throw ImagingError(.header, error)
         }
         source.moment = wanted.moments.first
-        let bytes =
+        let encoded =
             wanted.animated && input.video != nil
-            ? try renderVideoPreview(input, source: source, order: wanted, deadline: deadline)
+            ? Encoder.Encoded(bytes: try renderVideoPreview(input, source: source, order: wanted, deadline: deadline))
             : wanted.animated
-                ? try renderAnimation(
-                    input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                    maxBytes: wanted.maxBytes, deadline: deadline)
+                ? Encoder.Encoded(
+                    bytes: try renderAnimation(
+                        input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                        maxBytes: wanted.maxBytes, deadline: deadline))
                 : try render(
                     input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                    maxBytes: wanted.maxBytes, deadline: deadline)
-        return Rendered(bytes: bytes, format: wanted.format, plan: wanted.plan)
+                    maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, deadline: deadline)
+        return Rendered(bytes: encoded.bytes, format: wanted.format, plan: wanted.plan, quality: encoded.quality)
     }
 
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
@@ -255,9 +258,9 @@ public struct Thumbnailer: Sendable {
     /// no metadata.
     func render(
         _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
-        deadline: Deadline
+        autoQuality: AutoQuality? = nil, deadline: Deadline
     )
-        throws(ImagingError) -> [UInt8]
+        throws(ImagingError) -> Encoder.Encoded
     {
         let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
         // A vector's pixels are the ones it is drawn at (SPEC: Source formats): its limit.
@@ -288,7 +291,8 @@ public struct Thumbnailer: Sendable {
             }
         }
         return try Encoder.encode(
-            image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright)
+            image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
+            autoQuality: autoQuality)
     }
 }
 
@@ -424,7 +428,8 @@ extension Thumbnailer {
         let bytes = try Encoder.encode(
             joined, format: format, quality: quality,
             animation: Encoder.Animation(pageHeight: plan.output.height, delays: delays, loop: loop),
-            maxBytes: maxBytes, keepCopyright: limits.keepCopyright)
+            maxBytes: maxBytes, keepCopyright: limits.keepCopyright
+        ).bytes
         withExtendedLifetime(done) {}
         return bytes
     }

@@ -62,6 +62,8 @@ public struct ServiceHandler: HTTPHandler {
     struct Rendered: Sendable {
         var bytes: [UInt8]
         var contentType: String
+        /// The quality the encoder chose, said in `X-Quality`.
+        var quality: Int? = nil
     }
 
     public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
@@ -194,7 +196,7 @@ public struct ServiceHandler: HTTPHandler {
                 to: parsed, given: Set(expanded.pairs.map(\.name)), limits: config.requestLimits)
         }
         // Save-Data asks for fewer bytes; an explicit q still wins.
-        if saveData, parsed.quality == nil, endpoint == .thumb { parsed.saveData = true }
+        if saveData, parsed.quality == nil, !parsed.autoQuality, endpoint == .thumb { parsed.saveData = true }
         // /info gives `output` when any /thumb parameter is there besides src.
         let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
         return resolving(
@@ -322,11 +324,13 @@ public struct ServiceHandler: HTTPHandler {
                 auto = false
             }
         }
-        // A watermark's pixels are part of what is rendered: a changed file, another key.
-        let rendering =
-            parsed.watermark.flatMap { config.watermarks[$0] }.map {
-                config.images.renderingTag + " watermark=" + $0.digest
-            } ?? config.images.renderingTag
+        // A watermark's pixels are part of what is rendered: a changed file, another key;
+        // so are q=auto's settings where the quality is searched.
+        var rendering = config.images.renderingTag
+        if let mark = parsed.watermark.flatMap({ config.watermarks[$0] }) { rendering += " watermark=" + mark.digest }
+        if known.endpoint == .thumb, parsed.searchesQuality(config.requestLimits) {
+            rendering += " " + config.requestLimits.autoQuality.description
+        }
         let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
         let common = commonHeaders(
@@ -352,7 +356,7 @@ public struct ServiceHandler: HTTPHandler {
         guard let hit = results.result(key.hex) else { return nil }
         let file = hit.body
         metrics.hit()
-        let h = headers.complete(contentType: hit.contentType, cache: "HIT")
+        let h = headers.complete(contentType: hit.contentType, cache: "HIT", quality: ResultKind.quality(hit.kind))
         // A small result held in memory goes out with its head in one write.
         let body: HTTPResponse.Body =
             if let bytes = file.contents, Int64(bytes.count) == hit.size { .bytes(bytes) } else {
@@ -423,7 +427,9 @@ struct RenderJob: Sendable {
         let (result, coalesced) = coalescer.run(key.hex) { () -> Result<ServiceHandler.Rendered, ServiceFailure> in
             // A render for this key may have finished while this job waited in the queue.
             if let hit = results.result(key.hex), let bytes = hit.bytes {
-                return .success(ServiceHandler.Rendered(bytes: bytes, contentType: hit.contentType))
+                return .success(
+                    ServiceHandler.Rendered(
+                        bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind)))
             }
             let start = Clock.now()
             do throws(ServiceFailure) {
@@ -442,8 +448,9 @@ struct RenderJob: Sendable {
                     try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }
                 metrics.rendered(seconds: Double(Clock.now() - start) / 1e9)
-                results.keep(key.hex, r.bytes, kind: r.format.rawValue)
-                return .success(ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType))
+                results.keep(key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality))
+                return .success(
+                    ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType, quality: r.quality))
             } catch {
                 return .failure(error)
             }
@@ -452,7 +459,7 @@ struct RenderJob: Sendable {
         switch result {
         case .success(let r):
             return HTTPResponse(
-                status: 200, headers: headers.complete(contentType: r.contentType, cache: "MISS"),
+                status: 200, headers: headers.complete(contentType: r.contentType, cache: "MISS", quality: r.quality),
                 body: .bytes(r.bytes),
                 logNote: coalesced ? "cache=MISS coalesced" : "cache=MISS")
         case .failure(let failure):
@@ -476,10 +483,11 @@ struct AnswerHeaders: Sendable {
             ?? []
     }
 
-    func complete(contentType: String, cache: String) -> HTTPHeaders {
+    func complete(contentType: String, cache: String, quality: Int? = nil) -> HTTPHeaders {
         var h = common
         h.append("Content-Type", contentType)
         h.append("X-Cache", cache)
+        if let quality { h.append("X-Quality", String(quality)) }
         if let d = dispositions.first(where: { $0.contentType == contentType }) {
             h.append("Content-Disposition", d.value)
         }

@@ -110,7 +110,29 @@ public enum ResultKind {
     public static let info = "json"
 
     public static func contentType(_ kind: String) -> String {
-        ImageFormat(rawValue: kind)?.mimeType ?? "application/json"
+        ImageFormat(rawValue: String(kind.prefix { $0 != "-" }))?.mimeType ?? "application/json"
+    }
+
+    /// An image result's kind: its format, and `-qN` when the encoder chose the quality
+    /// (`q=auto`, `maxbytes`), so that a hit can say it (`X-Quality`).
+    public static func image(_ format: ImageFormat, quality: Int?) -> String {
+        quality.map { "\(format.rawValue)-q\($0)" } ?? format.rawValue
+    }
+
+    /// The quality a kind names, if any.
+    public static func quality(_ kind: String) -> Int? {
+        guard let dash = kind.firstIndex(of: "-") else { return nil }
+        let rest = kind[kind.index(after: dash)...]
+        guard rest.first == "q" else { return nil }
+        return Int(rest.dropFirst())
+    }
+
+    /// Whether a stored file's kind is one this version writes.
+    public static func isKnown(_ kind: String) -> Bool {
+        if kind == info { return true }
+        guard let dash = kind.firstIndex(of: "-") else { return ImageFormat(rawValue: kind) != nil }
+        return ImageFormat(rawValue: String(kind[..<dash])) != nil
+            && quality(kind).map { (1...100).contains($0) } == true
     }
 }
 
@@ -135,7 +157,7 @@ public protocol Renderer: Sendable {
     func render(
         _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
+        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
     /// The header's facts of `page` and a small upright decode (at most 100 pixels a side).
     func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts
 }

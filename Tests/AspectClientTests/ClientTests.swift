@@ -67,8 +67,8 @@ import Testing
         #expect(Thumbnail(src: "a.mp4").time(2.5).preview(frames: 6).path() == "/thumb?frames=6&src=a.mp4&t=2.5")
         #expect(
             Thumbnail(src: "a").pixelate(8).extend().padding(top: 1, right: 2, bottom: 3, left: 4).maxBytes(20000)
-                .watermark("logo").path()
-                == "/thumb?extend=1&maxbytes=20000&padding=1%2C2%2C3%2C4&pixelate=8&src=a&wm=logo")
+                .watermark("logo").autoQuality().path()
+                == "/thumb?extend=1&maxbytes=20000&padding=1%2C2%2C3%2C4&pixelate=8&q=auto&src=a&wm=logo")
     }
 
     @Test func saveDataIsAHeaderOnTheRequest() throws {

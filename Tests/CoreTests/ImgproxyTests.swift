@@ -239,3 +239,38 @@ import Testing
         }
     }
 }
+
+/// `q=auto`'s search (SPEC: Efficiency): for every threshold a monotone test can have, at
+/// most six tries, and a choice within 2 of the lowest good quality; Max when Max fails.
+@Suite struct AutoQualitySearchTests {
+    @Test(arguments: Array(30...91))
+    func theSearchFindsTheThreshold(threshold: Int) {
+        var tries: [Int] = []
+        let q = AutoQuality().search { (q: Int) -> Bool in
+            tries.append(q)
+            return q >= threshold
+        }
+        #expect(tries.count <= 6, "\(tries)")
+        if threshold > 90 {
+            #expect(q == 90 && tries == [90])
+        } else {
+            #expect(q >= threshold && q - threshold <= 2, "threshold \(threshold): chose \(q) after \(tries)")
+        }
+    }
+
+    @Test func qAutoIsParsedAndCanonical() throws {
+        let r = try ThumbRequest.parse(query: "src=a.jpg&w=100&q=auto", limits: RequestLimits())
+        #expect(r.autoQuality && r.quality == nil && r.canonical.contains("q=auto"))
+        #expect(throws: AspectError.self) {
+            try ThumbRequest.parse(query: "src=a.jpg&q=automatic", limits: RequestLimits())
+        }
+        // output.quality=auto: a request without q searches; one with q, or with Save-Data, does not.
+        var limits = RequestLimits()
+        limits.autoQualityByDefault = true
+        #expect(try ThumbRequest.parse(query: "src=a.jpg", limits: limits).searchesQuality(limits))
+        #expect(try !ThumbRequest.parse(query: "src=a.jpg&q=70", limits: limits).searchesQuality(limits))
+        var saving = try ThumbRequest.parse(query: "src=a.jpg", limits: limits)
+        saving.saveData = true
+        #expect(!saving.searchesQuality(limits))
+    }
+}

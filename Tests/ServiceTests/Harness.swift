@@ -256,7 +256,7 @@ final class ScriptRenderer: Renderer {
     func render(
         _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat)
+        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
     {
         let source = try Self.source(file)
         let planned: RenderOrder
@@ -272,9 +272,12 @@ final class ScriptRenderer: Renderer {
         // A video's moments, when there are any: "t=1,2,3".
         let moments =
             planned.moments.isEmpty ? "" : " t=" + planned.moments.map { NumberSyntax.text($0) }.joined(separator: ",")
+        // q=auto: this renderer "chooses" the top of the range, so the plumbing can be seen.
+        let auto = planned.autoQuality.map { " auto=\($0.min)-\($0.max)" } ?? ""
         return (
-            Array("\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)\(moments)".utf8),
-            planned.format
+            Array(
+                "\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)\(moments)\(auto)".utf8),
+            planned.format, planned.autoQuality?.max
         )
     }
 
