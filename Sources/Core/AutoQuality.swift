@@ -26,12 +26,11 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
     /// For the cache key: a result made under other settings is another result.
     public var description: String { "q-auto=\(min)-\(max)-\(decimalString(ssim))" }
 
-    /// The search: `good(q)` encodes at `q` and says whether the picture is kept. `max`
-    /// first (if it falls short, nothing lower will do); then bisection of `min` … `max`
-    /// until the bounds are within 2, the lowest good one found winning. Returns the
-    /// quality chosen; `good` is called at most six times for a span of 60.
+    /// The search: `good(q)` encodes at `q` and says whether the picture is kept.
+    /// Bisection of `min` … `max` until the bounds are within 2, the lowest good one found
+    /// winning; `max` itself is never tried, since it is the answer both when it keeps the
+    /// picture and when it does not. `good` is called five times for a span of 60.
     public func search<E: Error>(_ good: (Int) throws(E) -> Bool) throws(E) -> Int {
-        guard try good(max) else { return max }
         var (bad, best) = (min - 1, max)
         while best - bad > 2 {
             let q = (bad + best) / 2

@@ -49,9 +49,17 @@ enum Encoder {
             return copy
         }
         if let autoQuality, animation == nil, AutoQuality.formats.contains(format) {
-            chosen = try searchQuality(try pixels(), format: format, autoQuality) { q throws(ImagingError) in
-                try encode(try pixels(), format: format, quality: q, animation: nil)
+            // JPEG's candidates skip progressive scans and optimised Huffman tables, which
+            // change bytes, not pixels; the chosen quality is then encoded in full.
+            let found = try searchQuality(try pixels(), format: format, autoQuality) { q throws(ImagingError) in
+                try Encoder.encode(try pixels(), format: format, quality: q, rights: rights, draft: format == .jpeg)
             }
+            chosen =
+                format == .jpeg || found.bytes.isEmpty
+                ? Encoded(
+                    bytes: try encode(try pixels(), format: format, quality: found.quality, animation: nil),
+                    quality: found.quality)
+                : found
         }
         guard let maxBytes, let asked = chosen?.quality ?? quality ?? format.defaultQuality else {
             if let chosen { return chosen }
@@ -128,17 +136,18 @@ enum Encoder {
                 .warn, "q=auto",
                 "a \(format.rawValue) result could not be decoded to measure it; the default quality is used")
             let fallback = format.defaultQuality ?? 80
-            if let bytes = made[fallback] { return Encoded(bytes: bytes, quality: fallback) }
-            return Encoded(bytes: try encode(fallback), quality: fallback)
+            return Encoded(bytes: made[fallback] ?? [], quality: fallback)
         }
-        if let bytes = made[q] { return Encoded(bytes: bytes, quality: q) }
-        return Encoded(bytes: try encode(q), quality: q)
+        // Max, when nothing lower kept the picture, has not been encoded: empty bytes say so.
+        return Encoded(bytes: made[q] ?? [], quality: q)
     }
 
     /// One encode with no metadata but `rights`, when given (where the format carries
     /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
+    /// `draft`: a JPEG without progressive scans and optimised tables, for measuring.
     static func encode(
-        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil,
+        draft: Bool = false
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -159,7 +168,7 @@ enum Encoder {
         }
         let bytes = takeBuffer { buffer, length in
             switch format {
-            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, 1, 1)
+            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, draft ? 0 : 1, draft ? 0 : 1)
             case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, strip)
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, strip)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)

@@ -1,9 +1,14 @@
+import CVips
+import Core
+
 /// SSIM of luma (Wang, Bovik, Sheikh and Simoncelli, "Image quality assessment: from error
 /// visibility to structural similarity", IEEE TIP 2004): the mean over every 8×8 window,
 /// sliding a pixel at a time, of
 /// `(2μxμy + C1)(2σxy + C2) / ((μx² + μy² + C1)(σx² + σy² + C2))`, with `C1 = (0.01·255)²`
-/// and `C2 = (0.03·255)²`. The windows' sums come from summed-area tables, so the cost is
-/// a few passes over the pixels whatever the window.
+/// and `C2 = (0.03·255)²`. The windows' sums are kept running: each row of windows from
+/// the last by the row that enters and the row that leaves, each window from its
+/// neighbour by the column that enters and the one that leaves; a few passes over the
+/// pixels, in a working set of five rows.
 struct LumaSSIM {
     static let window = 8
     static let c1 = (0.01 * 255.0) * (0.01 * 255.0)
@@ -11,18 +16,14 @@ struct LumaSSIM {
 
     let width: Int
     let height: Int
-    /// The reference's luma and the summed-area tables of it and its square, made once.
+    /// The reference's luma, made once for every comparison with it.
     let luma: [Double]
-    let sum: [Double]
-    let squares: [Double]
 
     /// `pixels`: 8-bit sRGB, `bands` bytes a pixel (an alpha band is ignored).
     init(pixels: [UInt8], width: Int, height: Int, bands: Int) {
         self.width = width
         self.height = height
         luma = Self.luma(pixels, count: width * height, bands: bands)
-        sum = Self.table(luma, width, height) { $0 }
-        squares = Self.table(luma, width, height) { $0 * $0 }
     }
 
     /// BT.601 luma, `Y = 0.299 R + 0.587 G + 0.114 B`, of the gamma-encoded values.
@@ -43,62 +44,82 @@ struct LumaSSIM {
         return out
     }
 
-    /// A summed-area table of `f` of each value: `(width + 1) × (height + 1)`, a zero row and column first.
-    static func table(_ v: [Double], _ width: Int, _ height: Int, _ f: (Double) -> Double) -> [Double] {
-        let stride = width + 1
-        var t = [Double](repeating: 0, count: stride * (height + 1))
-        v.withUnsafeBufferPointer { v in
-            t.withUnsafeMutableBufferPointer { t in
-                for y in 0..<height {
-                    var row = 0.0
-                    for x in 0..<width {
-                        row += f(v[y * width + x])
-                        t[(y + 1) * stride + x + 1] = t[y * stride + x + 1] + row
-                    }
-                }
-            }
-        }
-        return t
-    }
-
     /// The SSIM of another image of the same size against this one; nil for another size.
     func compare(pixels: [UInt8], bands: Int) -> Double? {
         guard pixels.count == width * height * bands else { return nil }
         let other = Self.luma(pixels, count: width * height, bands: bands)
-        let sumY = Self.table(other, width, height) { $0 }
-        let squaresY = Self.table(other, width, height) { $0 * $0 }
-        var product = [Double](repeating: 0, count: other.count)
-        for i in 0..<other.count { product[i] = luma[i] * other[i] }
-        let products = Self.table(product, width, height) { $0 }
         let (w, h) = (min(Self.window, width), min(Self.window, height))
         let n = Double(w * h)
-        let stride = width + 1
+        // Per column, the sums over the window's rows: x, y, x², y², xy.
+        var columns = [Double](repeating: 0, count: 5 * width)
         var total = 0.0
-        sum.withUnsafeBufferPointer { sx in
-            squares.withUnsafeBufferPointer { qx in
-                sumY.withUnsafeBufferPointer { sy in
-                    squaresY.withUnsafeBufferPointer { qy in
-                        products.withUnsafeBufferPointer { pxy in
-                            for y in 0...(height - h) {
-                                let top = y * stride
-                                let bottom = (y + h) * stride
-                                for x in 0...(width - w) {
-                                    let (a, b, c, d) = (bottom + x + w, top + x + w, bottom + x, top + x)
-                                    let mx = (sx[a] - sx[b] - sx[c] + sx[d]) / n
-                                    let my = (sy[a] - sy[b] - sy[c] + sy[d]) / n
-                                    let vx = (qx[a] - qx[b] - qx[c] + qx[d]) / n - mx * mx
-                                    let vy = (qy[a] - qy[b] - qy[c] + qy[d]) / n - my * my
-                                    let cxy = (pxy[a] - pxy[b] - pxy[c] + pxy[d]) / n - mx * my
-                                    total +=
-                                        ((2 * mx * my + Self.c1) * (2 * cxy + Self.c2))
-                                        / ((mx * mx + my * my + Self.c1) * (vx + vy + Self.c2))
-                                }
+        luma.withUnsafeBufferPointer { x in
+            other.withUnsafeBufferPointer { y in
+                columns.withUnsafeMutableBufferPointer { c in
+                    func add(row: Int, sign: Double) {
+                        let base = row * width
+                        for i in 0..<width {
+                            let (u, v) = (x[base + i], y[base + i])
+                            c[i] += sign * u
+                            c[width + i] += sign * v
+                            c[2 * width + i] += sign * u * u
+                            c[3 * width + i] += sign * v * v
+                            c[4 * width + i] += sign * u * v
+                        }
+                    }
+                    for row in 0..<h { add(row: row, sign: 1) }
+                    for top in 0...(height - h) {
+                        if top > 0 {
+                            add(row: top - 1, sign: -1)
+                            add(row: top + h - 1, sign: 1)
+                        }
+                        var (sx, sy, sxx, syy, sxy) = (0.0, 0.0, 0.0, 0.0, 0.0)
+                        for i in 0..<w {
+                            sx += c[i]
+                            sy += c[width + i]
+                            sxx += c[2 * width + i]
+                            syy += c[3 * width + i]
+                            sxy += c[4 * width + i]
+                        }
+                        for left in 0...(width - w) {
+                            if left > 0 {
+                                let (enter, leave) = (left + w - 1, left - 1)
+                                sx += c[enter] - c[leave]
+                                sy += c[width + enter] - c[width + leave]
+                                sxx += c[2 * width + enter] - c[2 * width + leave]
+                                syy += c[3 * width + enter] - c[3 * width + leave]
+                                sxy += c[4 * width + enter] - c[4 * width + leave]
                             }
+                            let (mx, my) = (sx / n, sy / n)
+                            let (vx, vy, cxy) = (sxx / n - mx * mx, syy / n - my * my, sxy / n - mx * my)
+                            total +=
+                                ((2 * mx * my + Self.c1) * (2 * cxy + Self.c2))
+                                / ((mx * mx + my * my + Self.c1) * (vx + vy + Self.c2))
                         }
                     }
                 }
             }
         }
         return total / Double((width - w + 1) * (height - h + 1))
+    }
+}
+
+/// The measure `q=auto` uses, for tools (bench/quality.sh): SSIM of the luma of two
+/// encoded images of one size.
+public enum Similarity {
+    public static func lumaSSIM(reference: [UInt8], candidate: [UInt8]) throws(ImagingError) -> Double {
+        try Vips.start()
+        func decoded(_ bytes: [UInt8]) throws(ImagingError) -> VImage {
+            let image = try VImage.make(.decode, AspectError(.unsupportedSource, "the image cannot be decoded")) {
+                out in bytes.withUnsafeBytes { raw in cvips_load_buffer(raw.baseAddress, raw.count, out, 0) }
+            }
+            return try Pipeline.toSRGB(image)
+        }
+        let (a, b) = (try decoded(reference), try decoded(candidate))
+        let measure = LumaSSIM(pixels: try a.pixels(), width: a.width, height: a.height, bands: a.bands)
+        guard let score = measure.compare(pixels: try b.pixels(), bands: b.bands) else {
+            throw ImagingError(.process, AspectError(.badParam, "the two images differ in size: \(a.size), \(b.size)"))
+        }
+        return score
     }
 }

@@ -241,7 +241,8 @@ import Testing
 }
 
 /// `q=auto`'s search (SPEC: Efficiency): for every threshold a monotone test can have, at
-/// most six tries, and a choice within 2 of the lowest good quality; Max when Max fails.
+/// most five tries (the result's own encode makes six), and a choice within 2 of the
+/// lowest good quality; Max when nothing lower keeps the picture.
 @Suite struct AutoQualitySearchTests {
     @Test(arguments: Array(30...91))
     func theSearchFindsTheThreshold(threshold: Int) {
@@ -250,9 +251,9 @@ import Testing
             tries.append(q)
             return q >= threshold
         }
-        #expect(tries.count <= 6, "\(tries)")
+        #expect(tries.count <= 5 && !tries.contains(90), "\(tries)")
         if threshold > 90 {
-            #expect(q == 90 && tries == [90])
+            #expect(q == 90)
         } else {
             #expect(q >= threshold && q - threshold <= 2, "threshold \(threshold): chose \(q) after \(tries)")
         }

@@ -12,6 +12,8 @@ import Imaging
 //       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=… failed=…`.
 //       SOURCE may be a folder: each thumbnail is then of its next file, in name order,
 //       round and round, and files that fail are counted (`failed=…`), not fatal.
+//   aspect-bench ssim REFERENCE CANDIDATE
+//       the SSIM of luma that q=auto measures, of two image files of one size.
 
 func option(_ name: String, _ args: [String], default value: String) -> String {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
@@ -36,6 +38,18 @@ guard args.count >= 2 else {
     fail("usage: aspect-bench throughput|rss SOURCE [--query Q] [--iterations N] [--threads T]")
 }
 let (mode, source) = (args[0], args[1])
+if mode == "ssim" {
+    // aspect-bench ssim REFERENCE CANDIDATE: the SSIM of luma q=auto measures, of two files.
+    guard args.count == 3, let a = FileManager.default.contents(atPath: args[1]),
+        let b = FileManager.default.contents(atPath: args[2])
+    else { fail("usage: aspect-bench ssim REFERENCE CANDIDATE") }
+    do throws(ImagingError) {
+        print(String(format: "%.5f", try Similarity.lumaSSIM(reference: Array(a), candidate: Array(b))))
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
 let query = option("--query", args, default: "w=300&h=225&mode=fill&format=jpeg&q=80")
 let iterations = Int(option("--iterations", args, default: "50")) ?? 50
 let threads = Int(option("--threads", args, default: "2")) ?? 2
