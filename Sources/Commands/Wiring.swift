@@ -11,13 +11,14 @@ struct LibvipsRenderer: Renderer {
     let thumbnailer: Thumbnailer
 
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
+        throws(ServiceFailure) -> RenderedImage
     {
         do throws(ImagingError) {
-            let r = try thumbnailer.render(file: file, page: page, trim: trim, order: order)
-            return (r.bytes, r.format, r.quality)
+            let r = try thumbnailer.render(file: file, page: page, trim: trim, wantFacts: wantFacts, order: order)
+            return RenderedImage(bytes: r.bytes, format: r.format, quality: r.quality, facts: r.facts)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

@@ -23,6 +23,8 @@ public struct Thumbnailer: Sendable {
         public var plan: Plan
         /// The quality the encoder chose (`q=auto`, `maxbytes`); nil when it was the one asked.
         public var quality: Int?
+        /// `/info`'s facts from the render's own decode, when asked and it could say them.
+        public var facts: SourceFacts?
     }
 
     /// Opens the file, then the whole job as `thumbnail(file:…)` does.
@@ -48,7 +50,7 @@ public struct Thumbnailer: Sendable {
     /// of a source so described (the planner's answer; its error is the header stage's),
     /// and renders it: within `limits.processingTimeoutMs` from now, the header read included.
     public func render(
-        file: OpenFile, page: Int = 1, trim: Double? = nil,
+        file: OpenFile, page: Int = 1, trim: Double? = nil, wantFacts: Bool = false,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
         throws(ImagingError) -> Rendered
@@ -63,6 +65,7 @@ public struct Thumbnailer: Sendable {
             throw ImagingError(.header, error)
         }
         source.moment = wanted.moments.first
+        var facts: SourceFacts?
         let encoded =
             wanted.animated && input.video != nil
             ? Encoder.Encoded(bytes: try renderVideoPreview(input, source: source, order: wanted, deadline: deadline))
@@ -73,8 +76,10 @@ public struct Thumbnailer: Sendable {
                         maxBytes: wanted.maxBytes, deadline: deadline))
                 : try render(
                     input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
-                    maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, deadline: deadline)
-        return Rendered(bytes: encoded.bytes, format: wanted.format, plan: wanted.plan, quality: encoded.quality)
+                    maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, wantFacts: wantFacts, facts: &facts,
+                    deadline: deadline)
+        return Rendered(
+            bytes: encoded.bytes, format: wanted.format, plan: wanted.plan, quality: encoded.quality, facts: facts)
     }
 
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
@@ -232,13 +237,23 @@ public struct Thumbnailer: Sendable {
             info.moment = RenderOrder.defaultMoment(
                 duration: video.duration, limits: RequestLimits(videoDefaultSeconds: limits.videoDefaultSeconds))
         }
-        let side = Double(Self.previewSide)
-        let scale = min(1, side / Double(max(info.size.width, info.size.height)))
-        let small = Size(
-            width: max(1, Int((Double(info.size.width) * scale).rounded())),
-            height: max(1, Int((Double(info.size.height) * scale).rounded())))
-        var image = try decodeResized(input, info, to: small, fastShrink: true, deadline: deadline)
-        image = try Pipeline.toSRGB(try Pipeline.exactSize(image, small))
+        let small = Self.previewSize(info.size)
+        let image = try decodeResized(input, info, to: small, fastShrink: true, deadline: deadline)
+        return try facts(info, preview: image)
+    }
+
+    /// The preview's size: the source's, shrunk to fit `previewSide` × `previewSide`.
+    static func previewSize(_ size: Size) -> Size {
+        let scale = min(1, Double(previewSide) / Double(max(size.width, size.height)))
+        return Size(
+            width: max(1, Int((Double(size.width) * scale).rounded())),
+            height: max(1, Int((Double(size.height) * scale).rounded())))
+    }
+
+    /// `/info`'s facts, from a decode of the whole upright source at the preview's size.
+    func facts(_ info: SourceInfo, preview decoded: VImage) throws(ImagingError) -> SourceFacts {
+        let small = Self.previewSize(info.size)
+        var image = try Pipeline.toSRGB(try Pipeline.exactSize(decoded, small))
         if !image.hasAlpha { image = try image.then("alpha") { cvips_bandjoin_const1($0, $1, 255) } }
         let rgba = try image.pixels()
         guard rgba.count == small.width * small.height * 4 else {
@@ -251,6 +266,26 @@ public struct Thumbnailer: Sendable {
             video: info.video, previewWidth: small.width, previewHeight: small.height, previewRGBA: rgba)
     }
 
+    /// `/info`'s facts from a render's own decode (SPEC: Efficiency), when that decode is
+    /// of the whole upright still source: the decoded image shrunk to the preview's size.
+    /// Nil for a region, a turn, a trim, an animation or a video, whose decode is not that.
+    func factsFromRender(_ resized: VImage, _ info: SourceInfo, _ plan: Plan) -> SourceFacts? {
+        let small = Self.previewSize(info.size)
+        // A decode smaller than the preview would have to be enlarged: describe's is better.
+        guard !plan.reshapesSource, info.trim == nil, info.video == nil, info.frames == 1,
+            resized.width >= small.width, resized.height >= small.height
+        else { return nil }
+        guard
+            let preview = try? resized.then(
+                "preview", { cvips_thumbnail_image_force($0, $1, Int32(small.width), Int32(small.height)) }),
+            let facts = try? facts(info, preview: preview)
+        else {
+            _ = Vips.takeError()
+            return nil
+        }
+        return facts
+    }
+
     /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
     /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate, embedded profiles
     /// converted to sRGB (CMYK too), then crop or
@@ -258,7 +293,7 @@ public struct Thumbnailer: Sendable {
     /// no metadata.
     func render(
         _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
-        autoQuality: AutoQuality? = nil, deadline: Deadline
+        autoQuality: AutoQuality? = nil, wantFacts: Bool = false, facts: inout SourceFacts?, deadline: Deadline
     )
         throws(ImagingError) -> Encoder.Encoded
     {
@@ -280,6 +315,7 @@ public struct Thumbnailer: Sendable {
             : try decodeResized(input, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         try deadline.check()
         var image = try Pipeline.exactSize(resized, plan.resized)
+        if wantFacts { facts = factsFromRender(image, info, plan) }
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
         image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)

@@ -334,13 +334,24 @@ public struct ServiceHandler: HTTPHandler {
         let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
         let common = commonHeaders(
-            key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image)
+            key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image,
+            weak: !image)
         let headers = AnswerHeaders(common: common, disposition: known.disposition)
         recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
+        // A /thumb render of a whole still source can make /info's answer too, from the
+        // same decode: the key it would have, when it is not stored yet.
+        var infoKey: CacheKey?
+        if image, parsed.trim == nil, parsed.page == 1 {
+            let info = ThumbRequest(src: parsed.src)
+            let k = CacheKey(
+                canonical: "/info?" + info.canonical, source: identity, format: "info",
+                rendering: config.images.renderingTag)
+            if results.result(k.hex) == nil { infoKey = k }
+        }
         let job = RenderJob(
-            identity: identity, request: parsed, accept: known.accept, key: key, headers: headers,
+            identity: identity, request: parsed, accept: known.accept, key: key, infoKey: infoKey, headers: headers,
             limits: config.requestLimits, sources: sources, results: results, renderer: renderer, metrics: metrics,
             coalescer: coalescer, info: known.endpoint == .info ? InfoOptions(wantsOutput: known.wantsOutput) : nil)
         return .work { job.run() }
@@ -368,11 +379,14 @@ public struct ServiceHandler: HTTPHandler {
     /// `hints`: an image answer under `http.clientHints`, which asks for them and varies
     /// on them (one made without a hint too, or a cache would hand it to a 2× screen).
     /// `saveData`: an image answer under `http.saveData`, which varies on `Save-Data`.
-    private func commonHeaders(_ key: CacheKey, auto: Bool, hints: Bool = false, saveData: Bool = false)
-        -> HTTPHeaders
-    {
+    /// `weak`: an `/info` answer, whose placeholders may come from `/info`'s own decode or
+    /// from a `/thumb` render's (SPEC: Efficiency): the same facts, not always the same bytes.
+    private func commonHeaders(
+        _ key: CacheKey, auto: Bool, hints: Bool = false, saveData: Bool = false, weak: Bool = false
+    ) -> HTTPHeaders {
         var h = HTTPHeaders([
-            ("ETag", key.etag), ("Cache-Control", "public, max-age=\(config.http.maxAgeSeconds), immutable"),
+            ("ETag", weak ? "W/" + key.etag : key.etag),
+            ("Cache-Control", "public, max-age=\(config.http.maxAgeSeconds), immutable"),
         ])
         let vary = (auto ? ["Accept"] : []) + (hints ? [ClientHints.vary] : []) + (saveData ? ["Save-Data"] : [])
         if !vary.isEmpty { h.append("Vary", vary.joined(separator: ", ")) }
@@ -413,6 +427,8 @@ struct RenderJob: Sendable {
     let request: ThumbRequest
     let accept: String?
     let key: CacheKey
+    /// Where `/info`'s answer goes when the render gives its facts; nil: not wanted.
+    let infoKey: CacheKey?
     let headers: AnswerHeaders
     let limits: RequestLimits
     let sources: any SourceStore
@@ -443,11 +459,18 @@ struct RenderJob: Sendable {
                         ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
                 }
                 let (request, limits, accept) = (request, limits, accept)
-                let r = try renderer.render(file, page: request.page, trim: request.trim) {
+                let r = try renderer.render(file, page: request.page, trim: request.trim, wantFacts: infoKey != nil) {
                     source throws(AspectError) in
                     try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }
                 metrics.rendered(seconds: Double(Clock.now() - start) / 1e9)
+                if let infoKey, let facts = r.facts {
+                    if let json = try? InfoDocument.make(
+                        facts, request: ThumbRequest(src: request.src), limits: limits, accept: nil, withOutput: false)
+                    {
+                        results.keep(infoKey.hex, json, kind: ResultKind.info)
+                    }
+                }
                 results.keep(key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality))
                 return .success(
                     ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType, quality: r.quality))

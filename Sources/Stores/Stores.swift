@@ -148,16 +148,36 @@ public protocol ResultStore: Sendable {
     var figures: (bytes: Int64, entries: Int, evictions: Int) { get }
 }
 
+/// A render's result.
+public struct RenderedImage: Sendable {
+    public var bytes: [UInt8]
+    public var format: ImageFormat
+    /// The quality the encoder chose (`q=auto`, `maxbytes`); nil when it was the one asked.
+    public var quality: Int?
+    /// `/info`'s facts from the render's own decode, when asked for and the decode could
+    /// give them (a whole still source: SPEC: Efficiency).
+    public var facts: SourceFacts?
+
+    public init(bytes: [UInt8], format: ImageFormat, quality: Int? = nil, facts: SourceFacts? = nil) {
+        self.bytes = bytes
+        self.format = format
+        self.quality = quality
+        self.facts = facts
+    }
+}
+
 /// Turns a source into a result: reads the header, asks `order` what to make (the
 /// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
     /// The `page` (from 1) of the source, as `order` plans it once the header is read.
     /// `trim`: the border within this many levels cut away first (SPEC: Before the geometry);
-    /// the description's size is then the trimmed one.
+    /// the description's size is then the trimmed one. `wantFacts`: `/info`'s facts too,
+    /// from the same decode, where it can.
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
+        throws(ServiceFailure) -> RenderedImage
     /// The header's facts of `page` and a small upright decode (at most 100 pixels a side).
     func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts
 }

@@ -58,6 +58,34 @@ import Testing
         try JSONDecoder().decode(Info.self, from: Data(r.body))
     }
 
+    /// SPEC: Efficiency: a /thumb miss leaves /info's answer behind, from its own decode:
+    /// /info after it is a hit, with the same facts /info's own decode gives (the
+    /// placeholders from another decode of the same picture: their colours within a few
+    /// levels), under a weak ETag.
+    @Test func infoAfterThumbIsAHitWithTheSameFacts() throws {
+        let s = try serve()
+        let fresh = try serve(["ASPECT_CACHE_DIR": "cache-fresh"])
+        for src in ["landscape.jpg", "portrait.jpg", "logo.png", "photos/medium.jpg"] {
+            #expect(try ServiceTests.get(s.port, "/thumb?src=\(src)&w=400").headers["x-cache"] == "MISS")
+            let after = try ServiceTests.get(s.port, "/info?src=\(src)")
+            #expect(after.headers["x-cache"] == "HIT" && after.headers["etag"]?.hasPrefix("W/") == true, "\(src)")
+            let own = try ServiceTests.get(fresh.port, "/info?src=\(src)")
+            #expect(own.headers["x-cache"] == "MISS" && own.headers["etag"] == after.headers["etag"])
+            let (a, b) = (try Self.info(after), try Self.info(own))
+            #expect(a.source.width == b.source.width && a.source.height == b.source.height && a.ratio == b.ratio)
+            #expect(a.source.format == b.source.format && a.source.hasAlpha == b.source.hasAlpha, "\(src)")
+            func rgb(_ hex: String?) -> [Int] {
+                let h = Array((hex ?? "").dropFirst())
+                return stride(from: 0, to: min(6, h.count), by: 2).map { Int(String(h[$0..<$0 + 2]), radix: 16) ?? -99 }
+            }
+            let (ca, cb) = (rgb(a.averageColor), rgb(b.averageColor))
+            #expect(ca.count == 3 && zip(ca, cb).allSatisfy { abs($0 - $1) <= 3 }, "\(src): \(ca) \(cb)")
+        }
+        // A crop's decode is not of the whole picture: /info describes for itself.
+        _ = try ServiceTests.get(s.port, "/thumb?src=square.webp&w=100&crop=0,0,0.5,0.5")
+        #expect(try ServiceTests.get(s.port, "/info?src=square.webp").headers["x-cache"] == "MISS")
+    }
+
     /// Every sample and photo: the upright size libvips' header gives, the ratio, and
     /// placeholders that decode to the image's shape and near its colours.
     @Test func everySourceIsDescribedUpright() throws {

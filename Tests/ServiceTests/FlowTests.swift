@@ -16,7 +16,7 @@ import Testing
         #expect(first.text.hasPrefix("300x225 jpeg ") && first.headers["Content-Type"] == "image/jpeg", "\(first.text)")
         let second = h.get("/thumb?mode=fill&ratio=4%3A3&w=300&src=landscape.jpg")
         #expect(second.headers["X-Cache"] == "HIT" && second.body == first.body)
-        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 1)
+        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 2, "the result and its /info")
         let etag = try #require(first.headers["ETag"])
         #expect(etag.count == 66 && etag == second.headers["ETag"])
         #expect(first.headers["Cache-Control"] == "public, max-age=31536000, immutable")
@@ -137,6 +137,30 @@ import Testing
     }
 
     /// /info: described once, then a hit; `output` only when a /thumb parameter is given,
+    /// SPEC: Efficiency: a /thumb miss stores its source's /info answer from the same
+    /// decode, so /info after it is a hit with no description of its own; a /thumb whose
+    /// decode is not of the whole source (a crop) leaves /info to describe.
+    @Test func infoAfterThumbIsAHit() throws {
+        let h = try Harness()
+        #expect(h.get("/thumb?src=landscape.jpg&w=300").headers["X-Cache"] == "MISS")
+        let info = h.get("/info?src=landscape.jpg")
+        #expect(info.status == 200 && info.headers["X-Cache"] == "HIT", "\(info.text)")
+        #expect(info.text.contains(#""width": 2400, "height": 1600"#) && info.text.contains("thumbhash"))
+        #expect(h.renderer.descriptions.load(ordering: .relaxed) == 0)
+        // /info answers carry a weak ETag: the same facts, made by either decode.
+        #expect(info.headers["ETag"]?.hasPrefix("W/\"") == true)
+        #expect(
+            h.get("/info?src=landscape.jpg", headers: [("If-None-Match", info.headers["ETag"] ?? "")]).status == 304)
+        // Another page is another picture: /info (of page 1) is not made from it.
+        try h.sources.put("scan.tif", "1200x1600 tiff pages=3")
+        _ = h.get("/thumb?src=scan.tif&w=100&page=2")
+        #expect(h.get("/info?src=scan.tif").headers["X-Cache"] == "MISS")
+        // trim changes the source /info describes: not made from it either.
+        try h.sources.put("framed.jpg", "800x600 jpeg")
+        _ = h.get("/thumb?src=framed.jpg&w=100&trim=10")
+        #expect(h.get("/info?src=framed.jpg").headers["X-Cache"] == "MISS")
+    }
+
     /// and then what /thumb makes.
     @Test func infoIsDescribedOnceAndPlansAsThumbDoes() throws {
         let h = try Harness()
@@ -273,7 +297,7 @@ import Testing
         let all = answers.withLock { $0 }
         #expect(all.count == 32 && all.allSatisfy { $0.status == 200 })
         #expect(Set(all.map(\.body)).count == 1)
-        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 1)
+        #expect(h.renderer.renders.load(ordering: .relaxed) == 1 && h.results.entries == 2, "the result and its /info")
         let metrics = h.get("/metrics").text
         #expect(metrics.contains("aspect_renders_total 1\n"), "\(metrics)")
         let waited =

@@ -254,9 +254,10 @@ final class ScriptRenderer: Renderer {
     }
 
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, order: (SourceDescription) throws(AspectError) -> RenderOrder
+        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
-        throws(ServiceFailure) -> (bytes: [UInt8], format: ImageFormat, quality: Int?)
+        throws(ServiceFailure) -> RenderedImage
     {
         let source = try Self.source(file)
         let planned: RenderOrder
@@ -274,18 +275,23 @@ final class ScriptRenderer: Renderer {
             planned.moments.isEmpty ? "" : " t=" + planned.moments.map { NumberSyntax.text($0) }.joined(separator: ",")
         // q=auto: this renderer "chooses" the top of the range, so the plumbing can be seen.
         let auto = planned.autoQuality.map { " auto=\($0.min)-\($0.max)" } ?? ""
-        return (
-            Array(
+        // The facts /info would give, when asked: what describe says, without counting one.
+        let facts = wantFacts ? Self.facts(source) : nil
+        return RenderedImage(
+            bytes: Array(
                 "\(out.width)x\(out.height) \(planned.format.rawValue) q=\(planned.quality ?? 0)\(moments)\(auto)".utf8),
-            planned.format, planned.autoQuality?.max
-        )
+            format: planned.format, quality: planned.autoQuality?.max, facts: facts)
     }
 
     func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts {
         let source = try Self.source(file)
         do throws(AspectError) { try source.check(page: page) } catch { throw ServiceFailure(error, stage: "header") }
         descriptions.add(1, ordering: .relaxed)
-        return SourceFacts(
+        return Self.facts(source)
+    }
+
+    static func facts(_ source: SourceDescription) -> SourceFacts {
+        SourceFacts(
             description: source, orientation: 1, frames: 1, pages: source.pages,
             video: source.duration.map { VideoFacts(duration: $0, codec: "h264", fps: 29.97) }, previewWidth: 4,
             previewHeight: 4,
