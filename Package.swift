@@ -128,7 +128,9 @@ let package = Package(
         // The service in process: simple stores and a renderer at the protocol seams, no server.
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["Service", "Stores", "HTTP", "Core", "Configuration", "Signing", "Syscalls", "AspectClient"]),
+            dependencies: [
+                "Service", "Stores", "HTTP", "Core", "Configuration", "Signing", "Hashing", "Syscalls", "AspectClient",
+            ]),
         // The tests' whole-image readers (decode, ICC profile, metadata, animation), kept out
         // of the service's Imaging target.
         .target(

@@ -2,6 +2,7 @@ import Configuration
 import Core
 import Foundation
 import HTTP
+import Hashing
 import Signing
 import Stores
 import Syscalls
@@ -333,9 +334,13 @@ public struct ServiceHandler: HTTPHandler {
         }
         let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
-        let common = commonHeaders(
+        var common = commonHeaders(
             key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image,
             weak: !image)
+        // One tag per source (SPEC: Shared results and purging), for a CDN's purge by tag.
+        let tag = Self.sourceTag(parsed.src)
+        common.append("Surrogate-Key", tag)
+        common.append("Cache-Tag", tag)
         let headers = AnswerHeaders(common: common, disposition: known.disposition)
         recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
@@ -393,6 +398,9 @@ public struct ServiceHandler: HTTPHandler {
         if hints { h.append("Accept-CH", ClientHints.acceptCH) }
         return h
     }
+
+    /// A source's CDN tag: `src-` and the first 16 hex digits of SHA-256 of `src`.
+    public static func sourceTag(_ src: String) -> String { "src-" + SHA256.hex(src).prefix(16) }
 
     /// If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2).
     static func matches(_ values: [String], _ key: CacheKey) -> Bool {

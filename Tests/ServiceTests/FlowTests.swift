@@ -2,6 +2,7 @@ import AspectClient
 import Core
 import Foundation
 import HTTP
+import Hashing
 import Synchronization
 import Testing
 
@@ -149,6 +150,15 @@ import Testing
         #expect(h.renderer.descriptions.load(ordering: .relaxed) == 0)
         // /info answers carry a weak ETag: the same facts, made by either decode.
         #expect(info.headers["ETag"]?.hasPrefix("W/\"") == true)
+        // One CDN tag per source on both (SPEC: Shared results and purging), on 304s too.
+        let tag = "src-" + String(SHA256.hex("landscape.jpg").prefix(16))
+        #expect(info.headers["Surrogate-Key"] == tag && info.headers["Cache-Tag"] == tag)
+        let thumb = h.get("/thumb?src=landscape.jpg&w=300")
+        #expect(thumb.headers["Surrogate-Key"] == tag && thumb.headers["Cache-Tag"] == tag)
+        let notModified = h.get(
+            "/thumb?src=landscape.jpg&w=300", headers: [("If-None-Match", thumb.headers["ETag"] ?? "")])
+        #expect(notModified.status == 304 && notModified.headers["Cache-Tag"] == tag)
+        #expect(h.get("/thumb?src=portrait.jpg&w=300").headers["Cache-Tag"] != tag)
         #expect(
             h.get("/info?src=landscape.jpg", headers: [("If-None-Match", info.headers["ETag"] ?? "")]).status == 304)
         // Another page is another picture: /info (of page 1) is not made from it.
