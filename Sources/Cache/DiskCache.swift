@@ -87,6 +87,15 @@ public final class DiskCache: Sendable {
         return Hit(dir: dir, hex: hex, format: e.meta, size: e.size)
     }
 
+    /// Removes an entry and its file; whether there was one.
+    @discardableResult
+    public func remove(_ hex: String) -> Bool {
+        guard let e = index.remove(hex) else { return false }
+        unlink(path(hex, e.meta))
+        onRemove([hex])
+        return true
+    }
+
     /// Forgets an entry whose file has gone (removed by hand, say).
     public func forget(_ hex: String) {
         index.remove(hex)

@@ -214,6 +214,9 @@ extension Config {
         .boolean(
             "security.onlyPresets", "only preset= requests are served (with src, dpr, format, sig)",
             \.security.onlyPresets),
+        .secret(
+            "security.adminToken", "bearer token of POST /purge (empty: no such route; never printed)",
+            \.security.adminToken),
         ConfigKey("presets", "named parameter sets: a JSON object of name to query string") { c, v, _ in
             guard let object = v.jsonObject else { return "must be a JSON object of preset names to query strings" }
             var presets: [String: String] = [:]

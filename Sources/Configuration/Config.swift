@@ -121,6 +121,8 @@ public struct Config: Equatable, Sendable {
         public var signingKey = ""
         /// Only `preset=` requests (with `src`, `dpr`, `format`, `sig`) are served.
         public var onlyPresets = false
+        /// The bearer token of `POST /purge`; empty: the route is a 404.
+        public var adminToken = ""
     }
 
     /// Fetching from an HTTP origin or an S3 bucket (SPEC: Sources).

@@ -12,6 +12,8 @@ public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
         case forbiddenPath = "forbidden_path"
         /// No such source, or no such route.
         case notFound = "not_found"
+        /// An admin route without the right `Authorization: Bearer` token.
+        case unauthorized
         /// A signed URL past its `expires` time (imgproxy URLs).
         case gone
         /// A method other than GET or HEAD.

@@ -9,6 +9,7 @@ extension AspectError.Code {
         case .notFound: 404
         case .methodNotAllowed: 405
         case .gone: 410
+        case .unauthorized: 401
         case .sourceTooLarge: 413
         case .unsupportedSource: 415
         case .internalError: 500

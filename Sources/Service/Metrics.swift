@@ -7,7 +7,7 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, info, healthz, readyz, metrics, demo, imgproxy, other
+        case thumb, info, healthz, readyz, metrics, demo, imgproxy, purge, other
 
         var text: String {
             switch self {
@@ -18,6 +18,7 @@ final class Metrics: Sendable {
             case .metrics: "/metrics"
             case .demo: "/"
             case .imgproxy: "imgproxy"
+            case .purge: "/purge"
             case .other: "other"
             }
         }
@@ -34,6 +35,8 @@ final class Metrics: Sendable {
         var sourceHits = 0
         var sourceMisses = 0
         var fetchesAbandoned = 0
+        var purges = 0
+        var purged = 0
         var render = Histogram(bounds: Metrics.bounds)
     }
 
@@ -49,6 +52,13 @@ final class Metrics: Sendable {
     func hit() { counters.withLock { $0.hits += 1 } }
     func miss() { counters.withLock { $0.misses += 1 } }
     func coalesced() { counters.withLock { $0.coalesced += 1 } }
+    /// A purge that removed `variants` cached variants.
+    func purge(variants: Int) {
+        counters.withLock {
+            $0.purges += 1
+            $0.purged += variants
+        }
+    }
 
     /// A queued fetch was dropped: its client had gone.
     func fetchAbandoned() { counters.withLock { $0.fetchesAbandoned += 1 } }
@@ -88,6 +98,8 @@ final class Metrics: Sendable {
             "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",
             c.coalesced)
         out.histogram("aspect_render_seconds", "Time to render one thumbnail.", c.render)
+        out.metric("aspect_purges_total", "counter", "POST /purge requests carried out.", c.purges)
+        out.metric("aspect_purged_variants_total", "counter", "Cached variants removed by purges.", c.purged)
         out.metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", server.queueDepth)
         out.metric("aspect_workers_busy", "gauge", "Workers rendering now.", server.workersBusy)
         out.metric("aspect_open_connections", "gauge", "Open client connections.", server.connections)

@@ -68,6 +68,13 @@ public struct ServiceHandler: HTTPHandler {
     }
 
     public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
+        if request.path == "/purge" {
+            // No admin token: no such route, whatever the method (SPEC).
+            guard !config.security.adminToken.isEmpty else {
+                return counted(.other, .respond(Self.error(AspectError(.notFound, "no such route: /purge"))))
+            }
+            return counted(.purge, purge(request))
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             var r = HTTPResponse.error(
                 405, code: AspectError.Code.methodNotAllowed.rawValue,
@@ -105,6 +112,46 @@ public struct ServiceHandler: HTTPHandler {
         }
         return counted(
             .other, .respond(Self.error(AspectError(.notFound, "no such route: \(request.path); try /thumb?src=…"))))
+    }
+
+    /// `POST /purge?src=PATH` (SPEC: Shared results and purging): every cached variant of
+    /// the source (results and `/info` answers) and the source cache's copy removed, on a
+    /// worker; `{"purged": N}`. Only with `Authorization: Bearer` and `security.adminToken`
+    /// (constant-time); another method is a 405.
+    private func purge(_ request: HTTPRequestHead) -> Route {
+        guard request.method == "POST" else {
+            var r = HTTPResponse.error(
+                405, code: AspectError.Code.methodNotAllowed.rawValue,
+                message: "\(request.method) is not allowed on /purge; use POST")
+            r.headers.append("Allow", "POST")
+            return .respond(r)
+        }
+        let given = request.headers["Authorization"] ?? ""
+        let expected = "Bearer " + config.security.adminToken
+        guard Signer.same(given, expected) else {
+            var r = Self.error(
+                AspectError(.unauthorized, "POST /purge needs Authorization: Bearer and the admin token"))
+            r.headers.append("WWW-Authenticate", "Bearer")
+            return .respond(r)
+        }
+        let src: String
+        do throws(AspectError) {
+            let params = try QueryParameters.decode(request.query)
+            guard params.pairs.count == 1, let only = params.pairs.first, only.name == "src", !only.value.isEmpty else {
+                throw AspectError(.badParam, "POST /purge takes src=PATH and nothing else")
+            }
+            try ThumbRequest.checkSourcePath(only.value)
+            src = only.value
+        } catch {
+            return .respond(Self.error(error))
+        }
+        let (results, sources, metrics) = (results, sources, metrics)
+        return .work {
+            let n = results.purge(source: src)
+            _ = sources.purge(src)
+            metrics.purge(variants: n)
+            return .text(200, "{\"purged\": \(n)}\n", contentType: "application/json")
+        }
     }
 
     /// Counts the answer by route and status, now or when it is given.
@@ -462,7 +509,7 @@ struct RenderJob: Sendable {
                     let facts = try renderer.describe(file, page: request.page, trim: request.trim)
                     let json = try InfoDocument.make(
                         facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput)
-                    results.keep(key.hex, json, kind: ResultKind.info)
+                    results.keep(key.hex, json, kind: ResultKind.info, source: request.src)
                     return .success(
                         ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
                 }
@@ -476,10 +523,11 @@ struct RenderJob: Sendable {
                     if let json = try? InfoDocument.make(
                         facts, request: ThumbRequest(src: request.src), limits: limits, accept: nil, withOutput: false)
                     {
-                        results.keep(infoKey.hex, json, kind: ResultKind.info)
+                        results.keep(infoKey.hex, json, kind: ResultKind.info, source: request.src)
                     }
                 }
-                results.keep(key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality))
+                results.keep(
+                    key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality), source: request.src)
                 return .success(
                     ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType, quality: r.quality))
             } catch {

@@ -23,7 +23,7 @@ public struct Signer: Sendable {
 
     /// Equal strings, compared in constant time: the length is not secret (it is fixed),
     /// the contents are compared in full.
-    static func same(_ a: String, _ b: String) -> Bool {
+    public static func same(_ a: String, _ b: String) -> Bool {
         let (x, y) = (Array(a.utf8), Array(b.utf8))
         guard x.count == y.count else { return false }
         var diff: UInt8 = 0

@@ -116,6 +116,13 @@ public final class RemoteSource: SourceStore {
         SourceIdentity(path: record.src, version: record.version, location: cache.bodyPath(record))
     }
 
+    /// Removes the downloaded copy of `src` and its record: the next request fetches it.
+    public func purge(_ src: String) -> Bool {
+        guard cache.entry(src) != nil else { return false }
+        cache.remove(src)
+        return true
+    }
+
     public func resolve(_ src: String) -> SourceResolution {
         guard let e = cache.entry(src) else { return .needsFetch }
         switch age(e.checkedAt, now: Clock.now()) {

@@ -81,6 +81,13 @@ public protocol SourceStore: Sendable {
     var cacheProblem: String? { get }
     /// Figures of fetching, for `/metrics`; nil for a store that never fetches.
     var fetchFigures: FetchFigures? { get }
+    /// Forgets what is kept of `src` (a downloaded copy); whether there was something.
+    func purge(_ src: String) -> Bool
+}
+
+extension SourceStore {
+    /// A store that keeps no copies has nothing to forget.
+    public func purge(_ src: String) -> Bool { false }
 }
 
 /// A result held by the result store, open: the store opened it, and the body is whole.
@@ -140,9 +147,12 @@ public enum ResultKind {
 public protocol ResultStore: Sendable {
     /// The result, open, or nil on a miss (an entry whose file has gone is forgotten).
     func result(_ key: String) -> StoredResult?
-    /// Writes a result whole or not at all; false when it could not be kept.
+    /// Writes a result whole or not at all, listed under `source` (its `src`) for a purge;
+    /// false when it could not be kept.
     @discardableResult
-    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool
+    func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool
+    /// Removes every result kept for `source`; how many there were.
+    func purge(source: String) -> Int
     /// Why results cannot be kept now (the service then serves uncached), or nil.
     var problem: String? { get }
     var figures: (bytes: Int64, entries: Int, evictions: Int) { get }

@@ -100,6 +100,7 @@ import Testing
             "output.autoQualityMax": "85",
             "output.autoQualitySSIM": "0.99",
             "video.previewFrameMs": "250",
+            "security.adminToken": "(set)",
             "presets": #"{"card": "w=300&ratio=4:3&mode=fill"}"#,
             "imgproxy.enabled": "true",
             "imgproxy.key": "abcd",

@@ -158,7 +158,7 @@ import Testing
         let notModified = h.get(
             "/thumb?src=landscape.jpg&w=300", headers: [("If-None-Match", thumb.headers["ETag"] ?? "")])
         #expect(notModified.status == 304 && notModified.headers["Cache-Tag"] == tag)
-        #expect(h.get("/thumb?src=portrait.jpg&w=300").headers["Cache-Tag"] != tag)
+        #expect(h.get("/thumb?src=logo.png&w=300").headers["Cache-Tag"] != tag)
         #expect(
             h.get("/info?src=landscape.jpg", headers: [("If-None-Match", info.headers["ETag"] ?? "")]).status == 304)
         // Another page is another picture: /info (of page 1) is not made from it.
@@ -169,6 +169,37 @@ import Testing
         try h.sources.put("framed.jpg", "800x600 jpeg")
         _ = h.get("/thumb?src=framed.jpg&w=100&trim=10")
         #expect(h.get("/info?src=framed.jpg").headers["X-Cache"] == "MISS")
+    }
+
+    /// SPEC: Shared results and purging: POST /purge?src= with the admin token removes
+    /// every variant of that source (results and /info answers) and answers how many; a
+    /// wrong or missing token is a 401 with WWW-Authenticate, GET a 405, no token configured
+    /// a 404; other sources keep theirs, and a purged variant renders again.
+    @Test func purgeRemovesEveryVariantOfOneSource() throws {
+        let h = try Harness { $0.security.adminToken = "s3cret-admin" }
+        for w in [100, 200, 300] { _ = h.get("/thumb?src=landscape.jpg&w=\(w)") }
+        _ = h.get("/info?src=landscape.jpg&w=100")
+        _ = h.get("/thumb?src=logo.png&w=100")
+        let renders = h.renderer.renders.load(ordering: .relaxed)
+        let auth = [("Authorization", "Bearer s3cret-admin")]
+        #expect(h.get("/purge?src=landscape.jpg", headers: auth, method: "GET").status == 405)
+        #expect(h.get("/purge?src=landscape.jpg", headers: auth, method: "GET").headers["Allow"] == "POST")
+        for bad in [[], [("Authorization", "Bearer wrong")], [("Authorization", "s3cret-admin")]] {
+            let r = h.get("/purge?src=landscape.jpg", headers: bad, method: "POST")
+            #expect(r.status == 401 && r.headers["WWW-Authenticate"] == "Bearer", "\(bad)")
+        }
+        #expect(h.get("/purge?src=../x", headers: auth, method: "POST").status == 403)
+        #expect(h.get("/purge?w=1", headers: auth, method: "POST").status == 400)
+        // Three results, their /info (made by the first render) and one /info with output.
+        let purged = h.get("/purge?src=landscape.jpg", headers: auth, method: "POST")
+        #expect(purged.status == 200 && purged.text == "{\"purged\": 5}\n", "\(purged.text)")
+        #expect(h.get("/purge?src=landscape.jpg", headers: auth, method: "POST").text == "{\"purged\": 0}\n")
+        #expect(h.get("/thumb?src=logo.png&w=100").headers["X-Cache"] == "HIT")
+        #expect(h.get("/thumb?src=landscape.jpg&w=200").headers["X-Cache"] == "MISS")
+        #expect(h.renderer.renders.load(ordering: .relaxed) == renders + 1)
+        let metrics = h.get("/metrics").text
+        #expect(metrics.contains("aspect_purges_total 2\n") && metrics.contains("aspect_purged_variants_total 5\n"))
+        #expect(try Harness().get("/purge?src=landscape.jpg", headers: auth, method: "POST").status == 404)
     }
 
     /// and then what /thumb makes.

@@ -216,7 +216,15 @@ final class FolderResults: ResultStore {
         return StoredResult(kind: kind, size: size, body: file)
     }
 
-    func keep(_ key: String, _ bytes: [UInt8], kind: String) -> Bool {
+    private let bySource = Mutex<[String: Set<String>]>([:])
+
+    func purge(source: String) -> Int {
+        let keys = bySource.withLock { $0.removeValue(forKey: source) ?? [] }
+        return kinds.withLock { k in keys.filter { k.removeValue(forKey: $0) != nil }.count }
+    }
+
+    func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool {
+        bySource.withLock { $0[source, default: []].insert(key) }
         guard (try? Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(key)"), options: .atomic)) != nil else {
             return false
         }
