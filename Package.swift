@@ -92,6 +92,10 @@ let package = Package(
             dependencies: [
                 "Core", "Configuration", "Stores", "Workers", "Cache", "CCurl", "CLinux", "Hashing", "S3", "Syscalls",
             ]),
+        // The shared result tier in S3 behind the local cache (cache.shared).
+        .target(
+            name: "SharedResults",
+            dependencies: ["Core", "Configuration", "Stores", "CCurl", "Hashing", "S3", "Syscalls"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
@@ -103,7 +107,9 @@ let package = Package(
         .executableTarget(
             name: "Commands",
             dependencies: [
-                "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "Signing", "Hashing", "CLinux",
+                "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "SharedResults", "Signing",
+                "Hashing",
+                "CLinux",
                 "Syscalls", "Service", "Stores",
                 "SourceStores",
             ],

@@ -1,6 +1,7 @@
 #include "CCurl.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,6 +72,29 @@ static void copy_header(CURL *handle, const char *name, char *into, size_t size)
     }
 }
 
+/* What every transfer sets: the URL and headers, HTTP(S) only, no redirects followed, no
+   signals, the timeouts, TLS verified (with `ca_file` added to the system's), the agent,
+   and libcurl's words for a failure in `out->error`. */
+static void set_common(CURL *handle, const char *url, struct curl_slist *list, long connect_timeout_ms,
+                       long timeout_ms, const char *ca_file, ccurl_result *out) {
+    curl_easy_setopt(handle, CURLOPT_URL, url);
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
+    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (ca_file && ca_file[0]) {
+        // Added to the system's: the bundle named, and the system's hashed folder.
+        curl_easy_setopt(handle, CURLOPT_CAINFO, ca_file);
+        curl_easy_setopt(handle, CURLOPT_CAPATH, "/etc/ssl/certs");
+    }
+    curl_easy_setopt(handle, CURLOPT_USERAGENT, "aspect");
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, out->error);
+}
+
 void ccurl_get(CURL *handle, const char *url, const char *const *headers, int header_count, int out_fd,
                long long max_bytes, long connect_timeout_ms, long timeout_ms, const char *ca_file,
                char *error_body, int error_body_size, ccurl_result *out) {
@@ -83,26 +107,11 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
     for (int i = 0; i < header_count; i++) list = curl_slist_append(list, headers[i]);
 
     sink s = {handle, out_fd, max_bytes, out, error_body, error_body_size, 0, 0};
-    curl_easy_setopt(handle, CURLOPT_URL, url);
+    set_common(handle, url, list, connect_timeout_ms, timeout_ms, ca_file, out);
     curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, list);
-    curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
-    curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max_bytes);
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L);
-    if (ca_file && ca_file[0]) {
-        // Added to the system's: the bundle named, and the system's hashed folder.
-        curl_easy_setopt(handle, CURLOPT_CAINFO, ca_file);
-        curl_easy_setopt(handle, CURLOPT_CAPATH, "/etc/ssl/certs");
-    }
-    curl_easy_setopt(handle, CURLOPT_USERAGENT, "aspect");
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &s);
-    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, out->error);
 
     out->code = curl_easy_perform(handle);
     long connects = 0;
@@ -132,4 +141,76 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
     curl_easy_setopt(handle, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, NULL);
     curl_slist_free_all(list);
+}
+
+/* A whole request in memory: any method, a body sent from memory, the answer's body
+   kept in a buffer that grows (up to max_bytes) for the caller to free with free(). */
+typedef struct {
+    unsigned char *data;
+    size_t length, capacity;
+    long long max_bytes;
+    int too_large;
+} membuf;
+
+static size_t on_memory(char *ptr, size_t size, size_t n, void *userdata) {
+    membuf *b = userdata;
+    size_t len = size * n;
+    if ((long long)(b->length + len) > b->max_bytes) {
+        b->too_large = 1;
+        return 0;
+    }
+    if (b->length + len > b->capacity) {
+        size_t cap = b->capacity ? b->capacity : 4096;
+        while (cap < b->length + len) cap *= 2;
+        unsigned char *grown = realloc(b->data, cap);
+        if (!grown) return 0;
+        b->data = grown;
+        b->capacity = cap;
+    }
+    memcpy(b->data + b->length, ptr, len);
+    b->length += len;
+    return len;
+}
+
+void ccurl_request(CURL *handle, const char *method, const char *url, const char *const *headers, int header_count,
+                   const void *body, size_t body_length, long long max_bytes, long connect_timeout_ms,
+                   long timeout_ms, const char *ca_file, unsigned char **response, size_t *response_length,
+                   ccurl_result *out) {
+    memset(out, 0, sizeof *out);
+    out->content_length = -1;
+    *response = NULL;
+    *response_length = 0;
+    curl_easy_reset(handle);
+    struct curl_slist *list = NULL;
+    for (int i = 0; i < header_count; i++) list = curl_slist_append(list, headers[i]);
+    membuf b = {NULL, 0, 0, max_bytes, 0};
+    set_common(handle, url, list, connect_timeout_ms, timeout_ms, ca_file, out);
+    curl_easy_setopt(handle, CURLOPT_CUSTOMREQUEST, method);
+    if (strcmp(method, "HEAD") == 0) curl_easy_setopt(handle, CURLOPT_NOBODY, 1L);
+    if (body) {
+        curl_easy_setopt(handle, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
+    }
+    curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_memory);
+    curl_easy_setopt(handle, CURLOPT_WRITEDATA, &b);
+    out->code = curl_easy_perform(handle);
+    long connects = 0;
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
+    if (connects == 0 && b.length == 0 && reused_connection_failed(out->code)) {
+        out->error[0] = 0;
+        curl_easy_setopt(handle, CURLOPT_FRESH_CONNECT, 1L);
+        out->code = curl_easy_perform(handle);
+    }
+    out->too_large = b.too_large;
+    out->bytes = (long long)b.length;
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &out->status);
+    if (out->status > 0) {
+        copy_header(handle, "ETag", out->etag, sizeof out->etag);
+        copy_header(handle, "Content-Type", out->content_type, sizeof out->content_type);
+    }
+    curl_easy_setopt(handle, CURLOPT_HTTPHEADER, NULL);
+    curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, NULL);
+    curl_slist_free_all(list);
+    *response = b.data;
+    *response_length = b.length;
 }

@@ -36,9 +36,9 @@ public final class DiskResultStore: ResultStore {
         return true
     }
 
-    /// Every entry kept for `source` (results and `/info` answers), removed; how many were there.
-    public func purge(source: String) -> Int {
-        bySource.take(source).reduce(0) { $0 + (cache.remove($1) ? 1 : 0) }
+    /// Every entry kept for `source` (results and `/info` answers), removed; those that were there.
+    public func purge(source: String) -> Set<String> {
+        Set(bySource.take(source).filter { cache.remove($0) })
     }
     public var problem: String? { cache.problem }
     public var figures: (bytes: Int64, entries: Int, evictions: Int) { cache.figures }

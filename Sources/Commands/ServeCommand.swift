@@ -7,8 +7,10 @@ import HTTP
 import HTTPServer
 import Imaging
 import Service
+import SharedResults
 import Signing
 import SourceStores
+import Stores
 import Syscalls
 
 /// `aspect serve`: loads the configuration, binds, serves until SIGTERM or SIGINT has
@@ -45,9 +47,18 @@ enum ServeCommand {
         // over a 300 s soak. Two arenas kept it flat (BENCHMARKS: Soak).
         clinux_limit_malloc_arenas(2)
         raiseDescriptorLimit(config)
-        let results = DiskResultStore(
+        let disk = DiskResultStore(
             dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs,
             openFiles: config.cache.openFiles, memoryFileBytes: Int(config.cache.memoryFileBytes))
+        var results: any ResultStore = disk
+        if case .s3(let bucket, let prefix)? = try? SourceRoot(config.cache.shared) {
+            results = TieredResultStore(
+                local: disk,
+                bucket: S3Bucket(
+                    bucket: bucket, s3: config.s3, sources: config.sources,
+                    maxBytes: max(config.cache.maxBytes, 1 << 20)),
+                prefix: prefix, queueLimit: config.cache.sharedQueue)
+        }
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
         }

@@ -89,6 +89,22 @@ extension Config {
         .integer(
             "cache.recheckMs", 100...3_600_000, "how often a cache folder that cannot be used is tried again, in ms",
             \.cache.recheckMs),
+        ConfigKey(
+            "cache.shared", "s3://BUCKET/PREFIX/: a result tier shared by replicas, with the s3.* keys (empty: none)"
+        ) {
+            c, v, _ in
+            guard case .string(let s) = v else { return "must be a string" }
+            guard s.isEmpty || { if case .s3? = try? SourceRoot(s) { return true } else { return false } }() else {
+                return "must be empty or s3://BUCKET/PREFIX/"
+            }
+            c.cache.shared = s
+            return nil
+        } read: {
+            $0.cache.shared
+        },
+        .integer(
+            "cache.sharedQueue", 1...1_000_000, "uploads to the shared tier that may wait (more are dropped)",
+            \.cache.sharedQueue),
         .integer(
             "http.maxAgeSeconds", 0...1_000_000_000, "Cache-Control max-age of results, in seconds",
             \.http.maxAgeSeconds),

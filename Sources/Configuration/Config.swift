@@ -50,6 +50,10 @@ public struct Config: Equatable, Sendable {
     }
 
     public struct Cache: Equatable, Sendable {
+        /// `s3://BUCKET/PREFIX/`: a result tier shared by replicas, behind the local one.
+        public var shared = ""
+        /// Uploads to the shared tier that may wait; past it they are dropped.
+        public var sharedQueue = 1000
         /// Where results are kept (absolute once loaded).
         public var dir = "cache"
         public var maxBytes: Int64 = 1 << 30

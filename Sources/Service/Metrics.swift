@@ -99,6 +99,14 @@ final class Metrics: Sendable {
             c.coalesced)
         out.histogram("aspect_render_seconds", "Time to render one thumbnail.", c.render)
         out.metric("aspect_purges_total", "counter", "POST /purge requests carried out.", c.purges)
+        if let shared = results.sharedFigures {
+            out.metric("aspect_shared_hits_total", "counter", "Local misses found in the shared tier.", shared.hits)
+            out.metric("aspect_shared_misses_total", "counter", "Local misses not in the shared tier.", shared.misses)
+            out.metric(
+                "aspect_shared_uploads_total", "counter", "Uploads to the shared tier, by outcome.",
+                SharedFigures.Upload.allCases.map { (#"{outcome="\#($0.label)"}"#, "\(shared.uploads[$0.rawValue])") })
+            out.metric("aspect_shared_upload_queue", "gauge", "Uploads waiting for the shared tier.", shared.queued)
+        }
         out.metric("aspect_purged_variants_total", "counter", "Cached variants removed by purges.", c.purged)
         out.metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", server.queueDepth)
         out.metric("aspect_workers_busy", "gauge", "Workers rendering now.", server.workersBusy)

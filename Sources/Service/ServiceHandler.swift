@@ -65,6 +65,8 @@ public struct ServiceHandler: HTTPHandler {
         var contentType: String
         /// The quality the encoder chose, said in `X-Quality`.
         var quality: Int? = nil
+        /// `X-Cache`: a render is a MISS; a result another replica made, from the shared tier, a HIT.
+        var cache = "MISS"
     }
 
     public func route(_ request: HTTPRequestHead, context: RequestContext) -> Route {
@@ -147,7 +149,7 @@ public struct ServiceHandler: HTTPHandler {
         }
         let (results, sources, metrics) = (results, sources, metrics)
         return .work {
-            let n = results.purge(source: src)
+            let n = results.purge(source: src).count
             _ = sources.purge(src)
             metrics.purge(variants: n)
             return .text(200, "{\"purged\": \(n)}\n", contentType: "application/json")
@@ -502,6 +504,13 @@ struct RenderJob: Sendable {
                     ServiceHandler.Rendered(
                         bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind)))
             }
+            // Another replica may have made it: the shared tier, if there is one.
+            if let hit = results.sharedResult(key.hex, source: request.src), let bytes = hit.bytes {
+                return .success(
+                    ServiceHandler.Rendered(
+                        bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind),
+                        cache: "HIT"))
+            }
             let start = Clock.now()
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
@@ -538,9 +547,9 @@ struct RenderJob: Sendable {
         switch result {
         case .success(let r):
             return HTTPResponse(
-                status: 200, headers: headers.complete(contentType: r.contentType, cache: "MISS", quality: r.quality),
+                status: 200, headers: headers.complete(contentType: r.contentType, cache: r.cache, quality: r.quality),
                 body: .bytes(r.bytes),
-                logNote: coalesced ? "cache=MISS coalesced" : "cache=MISS")
+                logNote: r.cache == "HIT" ? "cache=HIT shared" : coalesced ? "cache=MISS coalesced" : "cache=MISS")
         case .failure(let failure):
             return ServiceHandler.error(failure)
         }

@@ -151,8 +151,13 @@ public protocol ResultStore: Sendable {
     /// false when it could not be kept.
     @discardableResult
     func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool
-    /// Removes every result kept for `source`; how many there were.
-    func purge(source: String) -> Int
+    /// Removes every result kept for `source`; the keys that were there.
+    func purge(source: String) -> Set<String>
+    /// On a local miss, from a worker: the result from a shared tier, kept locally too;
+    /// nil without one, or on its miss.
+    func sharedResult(_ key: String, source: String) -> StoredResult?
+    /// A shared tier's counts, for `/metrics`; nil without one.
+    var sharedFigures: SharedFigures? { get }
     /// Why results cannot be kept now (the service then serves uncached), or nil.
     var problem: String? { get }
     var figures: (bytes: Int64, entries: Int, evictions: Int) { get }
@@ -174,6 +179,28 @@ public struct RenderedImage: Sendable {
         self.quality = quality
         self.facts = facts
     }
+}
+
+extension ResultStore {
+    public func sharedResult(_ key: String, source: String) -> StoredResult? { nil }
+    public var sharedFigures: SharedFigures? { nil }
+}
+
+/// What a shared result tier has counted (SPEC: Shared results and purging).
+public struct SharedFigures: Sendable {
+    public enum Upload: Int, CaseIterable, Sendable {
+        case ok, failed, dropped
+        public var label: String { ["ok", "failed", "dropped"][rawValue] }
+    }
+
+    public var hits = 0
+    public var misses = 0
+    /// By `Upload`'s order.
+    public var uploads = [Int](repeating: 0, count: Upload.allCases.count)
+    /// Uploads waiting.
+    public var queued = 0
+
+    public init() {}
 }
 
 /// Turns a source into a result: reads the header, asks `order` what to make (the

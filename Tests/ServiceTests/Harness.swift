@@ -218,9 +218,9 @@ final class FolderResults: ResultStore {
 
     private let bySource = Mutex<[String: Set<String>]>([:])
 
-    func purge(source: String) -> Int {
+    func purge(source: String) -> Set<String> {
         let keys = bySource.withLock { $0.removeValue(forKey: source) ?? [] }
-        return kinds.withLock { k in keys.filter { k.removeValue(forKey: $0) != nil }.count }
+        return kinds.withLock { k in keys.filter { k.removeValue(forKey: $0) != nil } }
     }
 
     func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool {

@@ -44,4 +44,10 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
                long long max_bytes, long connect_timeout_ms, long timeout_ms, const char *ca_file,
                char *error_body, int error_body_size, ccurl_result *out);
 
+/// Any `method` with `body` (NULL: none) from memory; the answer's body (any status, up to
+/// `max_bytes`) in `*response`, for the caller to free(). Redirects are not followed.
+void ccurl_request(CURL *handle, const char *method, const char *url, const char *const *headers, int header_count,
+                   const void *body, size_t body_length, long long max_bytes, long connect_timeout_ms,
+                   long timeout_ms, const char *ca_file, unsigned char **response, size_t *response_length,
+                   ccurl_result *out);
 #endif

@@ -1,0 +1,102 @@
+import Core
+import Dispatch
+import Foundation
+import Hashing
+import Stores
+import Synchronization
+
+/// The local result store with a shared one behind it in S3 (SPEC: Shared results and
+/// purging): `cache.shared = s3://BUCKET/PREFIX/`. Hits on the event loop are local only;
+/// a local miss asks the shared tier from its worker, before rendering (a shared hit is
+/// copied to the local cache and served); a render is kept locally at once and uploaded
+/// behind the answer, by one thread, from a bounded queue that drops rather than waits.
+/// Objects are `PREFIX/SOURCEHASH/KEY`, SOURCEHASH the first 16 hex digits of SHA-256 of
+/// `src`; the content type says the kind (`image/jpeg; kind=jpeg-q62`).
+public final class TieredResultStore: ResultStore {
+    let local: any ResultStore
+    let bucket: S3Bucket
+    let prefix: String
+    let queueLimit: Int
+    private let uploads = DispatchQueue(label: "aspect-shared-uploads")
+    private let counts = Mutex(SharedFigures())
+
+    public init(local: any ResultStore, bucket: S3Bucket, prefix: String, queueLimit: Int) {
+        self.local = local
+        self.bucket = bucket
+        self.prefix = prefix
+        self.queueLimit = queueLimit
+    }
+
+    /// `PREFIX/SOURCEHASH/`: one source's variants.
+    public func sourcePrefix(_ source: String) -> String { prefix + SHA256.hex(source).prefix(16) + "/" }
+
+    public func result(_ key: String) -> StoredResult? { local.result(key) }
+
+    public func sharedResult(_ key: String, source: String) -> StoredResult? {
+        guard let object = bucket.get(sourcePrefix(source) + key),
+            case let kind = Self.kind(contentType: object.contentType), ResultKind.isKnown(kind)
+        else {
+            counts.withLock { $0.misses += 1 }
+            return nil
+        }
+        counts.withLock { $0.hits += 1 }
+        // Kept locally (not uploaded again), then served from there; a local cache that
+        // cannot keep it makes this a miss (the render is then served uncached).
+        guard local.keep(key, object.body, kind: kind, source: source), let kept = local.result(key) else { return nil }
+        return kept
+    }
+
+    public func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool {
+        let kept = local.keep(key, bytes, kind: kind, source: source)
+        let admitted = counts.withLock { c -> Bool in
+            guard c.queued < queueLimit else {
+                c.uploads[SharedFigures.Upload.dropped.rawValue] += 1
+                return false
+            }
+            c.queued += 1
+            return true
+        }
+        guard admitted else { return kept }
+        let object = sourcePrefix(source) + key
+        let type = ResultKind.contentType(kind) + "; kind=" + kind
+        uploads.async { [self] in
+            let ok = bucket.put(object, bytes, contentType: type)
+            counts.withLock {
+                $0.queued -= 1
+                $0.uploads[(ok ? SharedFigures.Upload.ok : .failed).rawValue] += 1
+            }
+            if !ok { Self.log("uploading \(object) to the shared tier failed") }
+        }
+        return kept
+    }
+
+    /// Local and shared variants of `source`, each counted once.
+    public func purge(source: String) -> Set<String> {
+        var keys = local.purge(source: source)
+        let under = sourcePrefix(source)
+        if let shared = bucket.list(prefix: under) {
+            for object in shared where bucket.delete(object) { keys.insert(String(object.dropFirst(under.count))) }
+        } else {
+            Self.log("listing \(under) in the shared tier failed: its variants there were not purged")
+        }
+        return keys
+    }
+
+    public var problem: String? { local.problem }
+    public var figures: (bytes: Int64, entries: Int, evictions: Int) { local.figures }
+    public var sharedFigures: SharedFigures? { counts.withLock { $0 } }
+
+    /// The kind a content type says (`image/webp; kind=webp-q55`), else the format's.
+    static func kind(contentType: String) -> String {
+        if let r = contentType.range(of: "kind=") {
+            return String(contentType[r.upperBound...].prefix { $0 != ";" && $0 != " " })
+        }
+        let mime = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+        return ImageFormat.allCases.first { $0.mimeType == mime }?.rawValue
+            ?? (mime == "application/json" ? ResultKind.info : "")
+    }
+
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data("\(line)\n".utf8))
+    }
+}
