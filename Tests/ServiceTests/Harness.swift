@@ -224,7 +224,7 @@ final class FolderResults: ResultStore {
     }
 
     func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool {
-        bySource.withLock { $0[source, default: []].insert(key) }
+        bySource.withLock { _ = $0[source, default: []].insert(key) }
         guard (try? Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/\(key)"), options: .atomic)) != nil else {
             return false
         }
