@@ -87,6 +87,9 @@ public final class DiskCache: Sendable {
         return Hit(dir: dir, hex: hex, format: e.meta, size: e.size)
     }
 
+    /// Whether the cache holds `hex` (not marked as used).
+    public func contains(_ hex: String) -> Bool { index.contains(hex) }
+
     /// Removes an entry and its file; whether there was one.
     @discardableResult
     public func remove(_ hex: String) -> Bool {

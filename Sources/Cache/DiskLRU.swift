@@ -37,6 +37,9 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
         }
     }
 
+    /// Whether there is an entry for `key` (not marked as used).
+    public func contains(_ key: String) -> Bool { state.withLock { $0.entries[key] != nil } }
+
     /// Changes an entry's `Meta` in place, if it is there.
     public func update(_ key: String, _ change: (inout Meta) -> Void) {
         state.withLock { s in

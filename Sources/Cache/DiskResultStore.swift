@@ -17,8 +17,14 @@ public final class DiskResultStore: ResultStore {
     public init(dir: String, maxBytes: Int64, recheckMs: Int, openFiles: Int, memoryFileBytes: Int) {
         let held = OpenFiles(capacity: openFiles, keepBytes: memoryFileBytes)
         self.openFiles = held
-        cache = DiskCache(dir: dir, maxBytes: maxBytes, recheckMs: recheckMs) { held.remove($0) }
-        bySource = SourceIndex(dir: dir + "/by-source")
+        let index = SourceIndex(dir: dir + "/by-source")
+        bySource = index
+        cache = DiskCache(dir: dir, maxBytes: maxBytes, recheckMs: recheckMs) {
+            held.remove($0)
+            index.removed($0)
+        }
+        // A cache that cannot be read now keeps its lists as they are.
+        index.load { [cache] in !cache.isEnabled || cache.contains($0) }
     }
 
     public func result(_ key: String) -> StoredResult? {
@@ -44,41 +50,98 @@ public final class DiskResultStore: ResultStore {
     public var figures: (bytes: Int64, entries: Int, evictions: Int) { cache.figures }
 }
 
-/// Which keys were kept for which source, on disk beside the cache (`by-source/`): a file
-/// per source, named by the SHA-256 of `src`, one key a line, appended on each keep (a
-/// write of one line is atomic with O_APPEND), taken whole by a purge. An evicted key
-/// stays listed until then: removing it again is a no-op that is not counted.
+/// Which keys are kept for which source, on disk beside the cache (`by-source/`): a file
+/// per source, named by the SHA-256 of `src`, one key a line. A keep appends a line; an
+/// eviction rewrites the source's file without the keys that went (or removes it); a purge
+/// takes it whole. The same map is held in memory, read back from the files at start-up
+/// (keys the cache no longer has are dropped then), so it stays as small as the cache's
+/// own index: about 65 bytes a result.
 final class SourceIndex: Sendable {
     let dir: String
-    private let lock = Mutex<Void>(())
+    private struct State {
+        var keys: [String: Set<String>] = [:]
+        var sourceOf: [String: String] = [:]
+    }
+    private let state = Mutex(State())
 
     init(dir: String) {
         self.dir = dir
-        mkdir(dir, 0o755)
     }
 
-    func file(_ source: String) -> String { "\(dir)/\(SHA256.hex(source))" }
+    /// Reads the files back, keeping the keys `isKept` says the cache still holds.
+    func load(isKept: (String) -> Bool) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        state.withLock { s in
+            for name in names where name.count == 64 {
+                let path = "\(dir)/\(name)"
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                let keys = Set(text.split(separator: "\n").map(String.init).filter { $0.count == 64 && isKept($0) })
+                if keys.isEmpty {
+                    unlink(path)
+                    continue
+                }
+                s.keys[name] = keys
+                for k in keys { s.sourceOf[k] = name }
+                write(path, keys)
+            }
+        }
+    }
+
+    func name(_ source: String) -> String { SHA256.hex(source) }
 
     func add(_ key: String, source: String) {
-        let line = Array((key + "\n").utf8)
-        lock.withLock { _ in
-            let fd = open(file(source), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let n = name(source)
+        state.withLock { s in
+            guard s.keys[n, default: []].insert(key).inserted else { return }
+            s.sourceOf[key] = n
+            // Made here, not at start-up: the cache's folder may come later (cache.recheckMs).
+            mkdir(dir, 0o755)
+            let fd = open("\(dir)/\(n)", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return }
-            _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let line = Array((key + "\n").utf8)
+            _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             close(fd)
         }
     }
 
-    /// The keys listed for `source`, each once, and the list gone.
-    func take(_ source: String) -> [String] {
-        lock.withLock { _ in
-            let path = file(source)
-            guard let data = FileManager.default.contents(atPath: path) else { return [] }
-            unlink(path)
-            var seen = Set<String>()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter {
-                $0.count == 64 && seen.insert($0).inserted
+    /// Keys the cache removed (evicted, or gone): their sources' files rewritten without them.
+    func removed(_ keys: [String]) {
+        state.withLock { s in
+            var touched = Set<String>()
+            for k in keys {
+                guard let n = s.sourceOf.removeValue(forKey: k) else { continue }
+                s.keys[n]?.remove(k)
+                touched.insert(n)
+            }
+            for n in touched {
+                let path = "\(dir)/\(n)"
+                if let left = s.keys[n], !left.isEmpty {
+                    write(path, left)
+                } else {
+                    s.keys[n] = nil
+                    unlink(path)
+                }
             }
         }
+    }
+
+    /// The keys listed for `source`, and the list gone.
+    func take(_ source: String) -> [String] {
+        let n = name(source)
+        return state.withLock { s in
+            unlink("\(dir)/\(n)")
+            let keys = s.keys.removeValue(forKey: n) ?? []
+            for k in keys { s.sourceOf[k] = nil }
+            return Array(keys)
+        }
+    }
+
+    /// A source's file, whole or not at all.
+    private func write(_ path: String, _ keys: Set<String>) {
+        let temp = path + ".tmp"
+        guard
+            FileManager.default.createFile(atPath: temp, contents: Data(keys.sorted().map { $0 + "\n" }.joined().utf8))
+        else { return }
+        rename(temp, path)
     }
 }
