@@ -97,7 +97,7 @@ final class MotoServer: Sendable {
     }
 
     /// A port the kernel picked, free a moment ago.
-    private static func freePort() -> Int {
+    static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var addr = sockaddr_in()

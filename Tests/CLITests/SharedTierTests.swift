@@ -99,3 +99,79 @@ import Testing
         #expect(failed == 4, "three results and one /info, each upload failed and counted")
     }
 }
+
+/// A moto server of this suite's own, without authentication, that can be stopped and
+/// started again on its port (its state, the bucket included, goes with it).
+final class PrivateMoto {
+    let port: Int
+    private var process: Process?
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        port = MotoServer.freePort()
+        try start()
+    }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "\(MotoServer.venv)/bin/moto_server")
+        p.arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        let deadline = Date().addingTimeInterval(30)
+        while (try? TestClient(port: port)) == nil {
+            guard Date() < deadline else { throw TestError("moto_server did not start") }
+            usleep(100_000)
+        }
+        // The bucket, made anew (moto keeps nothing across a restart).
+        let c = try TestClient(port: port, timeoutSeconds: 10)
+        try c.send("PUT /tier HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n")
+        _ = try c.response()
+    }
+
+    func stop() {
+        guard let p = process else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
+    deinit { stop() }
+}
+
+extension SharedTierTests {
+    /// moto stopped mid-run: misses are still rendered and served (no 5xx), the failed
+    /// uploads counted; started again, uploads land again and a new replica is served
+    /// from the tier.
+    @Test func theTierGoingAwayAndComingBack() throws {
+        let s3 = try PrivateMoto()
+        let env = [
+            "ASPECT_CACHE_SHARED": "s3://tier/results/", "ASPECT_S3_ENDPOINT": s3.endpoint,
+            "ASPECT_SOURCES_CONNECTTIMEOUTMS": "300", "ASPECT_SOURCES_TIMEOUTMS": "2000",
+        ]
+        let a = try replica("gone-a", env)
+        #expect(try ServiceTests.get(a.port, "/thumb?src=logo.png&w=100").status == 200)
+        try settle(a.port, uploads: 2)
+        s3.stop()
+        for w in [110, 120] {
+            let r = try ServiceTests.get(a.port, "/thumb?src=logo.png&w=\(w)")
+            #expect(r.status == 200 && r.headers["x-cache"] == "MISS", "\(r.status)")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline,
+            !(try ServiceTests.get(a.port, "/metrics").text.contains(#"aspect_shared_uploads_total{outcome="failed"} 2"#))
+        {
+            usleep(50_000)
+        }
+        #expect(try ServiceTests.get(a.port, "/metrics").text.contains(#"aspect_shared_uploads_total{outcome="failed"} 2"#))
+        try s3.start()
+        #expect(try ServiceTests.get(a.port, "/thumb?src=logo.png&w=130").status == 200)
+        try settle(a.port, uploads: 3)
+        let b = try replica("gone-b", env)
+        let served = try ServiceTests.get(b.port, "/thumb?src=logo.png&w=130")
+        let renders = try metric(b.port, "aspect_renders_total")
+        #expect(served.headers["x-cache"] == "HIT" && renders == 0)
+    }
+}
