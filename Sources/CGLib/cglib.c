@@ -2,12 +2,15 @@
 
 #include <glib.h>
 
-void cglib_sha256(const void *data, size_t length, uint8_t digest[32]) {
-    GChecksum *c = g_checksum_new(G_CHECKSUM_SHA256);
+static void checksum(GChecksumType type, const void *data, size_t length, uint8_t *digest, gsize n) {
+    GChecksum *c = g_checksum_new(type);
     g_checksum_update(c, data, (gssize)length);
-    gsize n = 32;
     g_checksum_get_digest(c, digest, &n);
     g_checksum_free(c);
+}
+
+void cglib_sha256(const void *data, size_t length, uint8_t digest[32]) {
+    checksum(G_CHECKSUM_SHA256, data, length, digest, 32);
 }
 
 int cglib_hmac_sha256(const void *key, size_t key_length, const void *message, size_t message_length,
@@ -21,3 +24,5 @@ int cglib_hmac_sha256(const void *key, size_t key_length, const void *message, s
     g_hmac_unref(h);
     return 0;
 }
+
+void cglib_md5(const void *data, size_t length, uint8_t digest[16]) { checksum(G_CHECKSUM_MD5, data, length, digest, 16); }

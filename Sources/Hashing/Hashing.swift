@@ -14,6 +14,17 @@ public enum SHA256 {
     public static func hex(_ text: String) -> String { Hex.string(digest(Array(text.utf8))) }
 }
 
+/// MD5, by GLib's GChecksum: S3's Content-MD5 on DeleteObjects, nothing that needs security.
+public enum MD5 {
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 16)
+        bytes.withUnsafeBytes { raw in
+            out.withUnsafeMutableBufferPointer { cglib_md5(raw.baseAddress, raw.count, $0.baseAddress) }
+        }
+        return out
+    }
+}
+
 /// HMAC-SHA256, by GLib's GHmac: signed URLs, and AWS Signature V4.
 public enum HMACSHA256 {
     public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {

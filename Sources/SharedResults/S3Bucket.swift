@@ -6,7 +6,7 @@ import Hashing
 import S3
 import Synchronization
 
-/// The few S3 calls the shared result tier makes (GET, PUT, DELETE, ListObjectsV2), each a
+/// The few S3 calls the shared result tier makes (GET, PUT, ListObjectsV2, DeleteObjects), each a
 /// whole request in memory through libcurl, signed by the same SigV4 as the S3 source.
 public final class S3Bucket: Sendable {
     public let location: S3Location
@@ -100,10 +100,32 @@ public final class S3Bucket: Sendable {
         call("PUT", key: key, body: body, headers: ["Content-Type: \(contentType)"]).status == 200
     }
 
-    /// Whether the object is gone (S3 answers 204 whether or not it was there).
-    public func delete(_ key: String) -> Bool {
-        let s = call("DELETE", key: key).status
-        return s == 204 || s == 200
+    /// Deletes `keys` by DeleteObjects, a thousand to a request (S3's most); the keys it
+    /// says it deleted (quiet mode: the answer lists only the errors).
+    public func delete(_ keys: [String]) -> Set<String> {
+        var deleted = Set<String>()
+        for start in stride(from: 0, to: keys.count, by: 1000) {
+            let batch = Array(keys[start..<min(keys.count, start + 1000)])
+            var xml = "<Delete><Quiet>true</Quiet>"
+            for k in batch { xml += "<Object><Key>\(Self.escaped(k))</Key></Object>" }
+            xml += "</Delete>"
+            let body = Array(xml.utf8)
+            let md5 = Data(MD5.digest(body)).base64EncodedString()
+            let a = call(
+                "POST", key: "", query: "?delete=", body: body,
+                headers: ["Content-MD5: \(md5)", "Content-Type: application/xml"])
+            guard a.status == 200 else { continue }
+            let failed = Set(Self.elements("Key", in: String(decoding: a.body, as: UTF8.self)))
+            deleted.formUnion(batch.filter { !failed.contains($0) })
+        }
+        return deleted
+    }
+
+    /// XML's five predefined entities, for a key in a request body.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&apos;")
     }
 
     /// Every key under `prefix`, by ListObjectsV2 pages; nil when a page could not be had.

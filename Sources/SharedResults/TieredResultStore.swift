@@ -75,7 +75,7 @@ public final class TieredResultStore: ResultStore {
         var keys = local.purge(source: source)
         let under = sourcePrefix(source)
         if let shared = bucket.list(prefix: under) {
-            for object in shared where bucket.delete(object) { keys.insert(String(object.dropFirst(under.count))) }
+            for object in bucket.delete(shared) { keys.insert(String(object.dropFirst(under.count))) }
         } else {
             Self.log("listing \(under) in the shared tier failed: its variants there were not purged")
         }

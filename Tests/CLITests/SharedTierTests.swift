@@ -161,11 +161,13 @@ extension SharedTierTests {
         }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline,
-            !(try ServiceTests.get(a.port, "/metrics").text.contains(#"aspect_shared_uploads_total{outcome="failed"} 2"#))
+            !(try ServiceTests.get(a.port, "/metrics").text.contains(
+                #"aspect_shared_uploads_total{outcome="failed"} 2"#))
         {
             usleep(50_000)
         }
-        #expect(try ServiceTests.get(a.port, "/metrics").text.contains(#"aspect_shared_uploads_total{outcome="failed"} 2"#))
+        #expect(
+            try ServiceTests.get(a.port, "/metrics").text.contains(#"aspect_shared_uploads_total{outcome="failed"} 2"#))
         try s3.start()
         #expect(try ServiceTests.get(a.port, "/thumb?src=logo.png&w=130").status == 200)
         try settle(a.port, uploads: 3)

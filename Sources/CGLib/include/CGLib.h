@@ -13,4 +13,7 @@ void cglib_sha256(const void *data, size_t length, uint8_t digest[32]);
 int cglib_hmac_sha256(const void *key, size_t key_length, const void *message, size_t message_length,
                       uint8_t digest[32]);
 
+/// MD5 of `length` bytes into `digest` (16 bytes): only where a protocol asks for it
+/// (S3's Content-MD5 on DeleteObjects), never for security.
+void cglib_md5(const void *data, size_t length, uint8_t digest[16]);
 #endif
