@@ -10,10 +10,11 @@
 #   bash bench/hits.sh
 #   BEFORE_REF=20caf80 bash bench/hits.sh
 # Env: ROUNDS (5), DURATION (10s), CONNS (64), BEFORE_REF (a commit to build beside),
-#      MODES ("keepalive close").
+#      MODES ("keepalive close"), THREADS (wrk's, 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-64}"; MODES="${MODES:-keepalive close}"
+THREADS="${THREADS:-2}"
 PEERS="$(cd ../shared/peers && pwd)"
 bash scripts/setup.sh
 . "$PEERS/common.sh"
@@ -65,10 +66,10 @@ for mode in $MODES; do
   header=(); [ "$mode" = close ] && header=(-H 'Connection: close')
   for r in $(seq "$ROUNDS"); do
     for i in "${!targets[@]}"; do
-      wrk -t2 -c"$CONNS" -d"$DURATION" --latency "${header[@]}" "${targets[$i]#*|}" > "$out/wrk-$mode-$i-$r.txt"
+      wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "${header[@]}" "${targets[$i]#*|}" > "$out/wrk-$mode-$i-$r.txt"
     done
   done
-  echo "### Cache hits, $mode: $(stat -c %s "$out/hit-after.jpg")-byte thumbnail, wrk -t2 -c$CONNS${header:+ -H 'Connection: close'}, $ROUNDS alternating rounds of $DURATION, medians"
+  echo "### Cache hits, $mode: $(stat -c %s "$out/hit-after.jpg")-byte thumbnail, wrk -t$THREADS -c$CONNS${header:+ -H 'Connection: close'}, $ROUNDS alternating rounds of $DURATION, medians"
   echo
   python3 - "$out" "$ROUNDS" "$mode" "${#targets[@]}" "${targets[@]}" <<'PY'
 import re, statistics, sys
