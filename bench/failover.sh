@@ -11,6 +11,7 @@
 # Env: N (20 timings of each kind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 N="${N:-20}"
 bash scripts/setup.sh
 missing=()
@@ -57,23 +58,7 @@ start_replica() {  # index cache-dir
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:${PORTS[$i]}/healthz" && return; sleep 0.1; done
   echo "replica $i did not start" >&2; exit 1
 }
-mkdir -p "$out/nginx"
-sed -e "s/listen 8080;/listen 127.0.0.1:$FRONT;/" \
-    -e "s/127.0.0.1:8081/127.0.0.1:${PORTS[0]}/; s/127.0.0.1:8082/127.0.0.1:${PORTS[1]}/; s/127.0.0.1:8083/127.0.0.1:${PORTS[2]}/" \
-    -e 's|proxy_pass http://aspect;|proxy_pass http://aspect;\n        add_header X-Replica $upstream_addr always;|' \
-    deploy/nginx/aspect.conf > "$out/aspect.conf"
-cat > "$out/nginx.conf" <<CONF
-worker_processes 2;
-pid $out/nginx/nginx.pid;
-error_log $out/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy;
-  fastcgi_temp_path $out/nginx/fastcgi; uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
-  include $out/aspect.conf;
-}
-CONF
+nginx_in_front "$FRONT" "${PORTS[@]}"
 metric() {  # port name -> value (summed over labelled lines)
   curl -s "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n || index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{,]/ {s += $2} END {print s + 0}'
 }

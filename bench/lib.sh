@@ -32,3 +32,27 @@ serve_images() {
   trap 'kill -TERM -- "-$pid" 2>/dev/null || true' EXIT
   wait_http "http://127.0.0.1:$1/healthz" 30
 }
+
+# nginx_in_front FRONT PORT0 PORT1 PORT2: deploy/nginx/aspect.conf with its listen and
+# replica ports rewritten and each answer's replica added as X-Replica (for the benches
+# only), in $out/aspect.conf, and an nginx.conf that includes it in $out, its files under
+# $out/nginx. Start it with: nginx -c "$out/nginx.conf" -p "$out/nginx".
+nginx_in_front() {
+  mkdir -p "$out/nginx"
+  sed -e "s/listen 8080;/listen 127.0.0.1:$1;/" \
+      -e "s/127.0.0.1:8081/127.0.0.1:$2/; s/127.0.0.1:8082/127.0.0.1:$3/; s/127.0.0.1:8083/127.0.0.1:$4/" \
+      -e 's|proxy_pass http://aspect;|proxy_pass http://aspect;\n        add_header X-Replica $upstream_addr always;|' \
+      deploy/nginx/aspect.conf > "$out/aspect.conf"
+  cat > "$out/nginx.conf" <<CONF
+worker_processes 2;
+pid $out/nginx/nginx.pid;
+error_log $out/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy;
+  fastcgi_temp_path $out/nginx/fastcgi; uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
+  include $out/aspect.conf;
+}
+CONF
+}

@@ -9,6 +9,7 @@
 #   bash bench/scale-out.sh        (prints a markdown report; DURATION=10s by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 DURATION="${DURATION:-10s}"
 bash scripts/setup.sh
 missing=()
@@ -42,26 +43,10 @@ start_replica() {  # index
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:${PORTS[$i]}/healthz" && return; sleep 0.1; done
   echo "replica $i did not start" >&2; exit 1
 }
-nginx_conf() {  # replica-count -> writes $out/nginx.conf
-  local n=$1
-  sed -e "s/listen 8080;/listen 127.0.0.1:$FRONT;/" \
-      -e "s/127.0.0.1:8081/127.0.0.1:${PORTS[0]}/; s/127.0.0.1:8082/127.0.0.1:${PORTS[1]}/; s/127.0.0.1:8083/127.0.0.1:${PORTS[2]}/" \
-      -e 's|proxy_pass http://aspect;|proxy_pass http://aspect;\n        add_header X-Replica $upstream_addr always;|' \
-      deploy/nginx/aspect.conf > "$out/aspect.conf"
-  [ "$n" -eq 1 ] && sed -i -e "/127.0.0.1:${PORTS[1]}/d" -e "/127.0.0.1:${PORTS[2]}/d" "$out/aspect.conf"
-  mkdir -p "$out/nginx"
-  cat > "$out/nginx.conf" <<CONF
-worker_processes 2;
-pid $out/nginx/nginx.pid;
-error_log $out/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy;
-  fastcgi_temp_path $out/nginx/fastcgi; uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
-  include $out/aspect.conf;
-}
-CONF
+nginx_conf() {  # replica-count -> $out/aspect.conf and $out/nginx.conf
+  nginx_in_front "$FRONT" "${PORTS[@]}"
+  [ "$1" -eq 1 ] && sed -i -e "/127.0.0.1:${PORTS[1]}/d" -e "/127.0.0.1:${PORTS[2]}/d" "$out/aspect.conf"
+  return 0
 }
 cleanup() {
   for p in "${pids[@]}"; do [ "$p" != 0 ] && kill "$p" 2>/dev/null || true; done

@@ -233,24 +233,9 @@ extension Config {
         .secret(
             "security.adminToken", "bearer token of POST /purge (empty: no such route; never printed)",
             \.security.adminToken),
-        ConfigKey("presets", "named parameter sets: a JSON object of name to query string") { c, v, _ in
-            guard let object = v.jsonObject else { return "must be a JSON object of preset names to query strings" }
-            var presets: [String: String] = [:]
-            for (name, value) in object {
-                guard case .string(let q) = value else {
-                    return "must map each name to a query string; '\(name)' is not a string"
-                }
-                presets[name] = q
-            }
-            c.presets = presets
-            return nil
-        } read: {
-            $0.presets.isEmpty
-                ? "{}"
-                : "{"
-                    + $0.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
-                        separator: ", ") + "}"
-        },
+        .stringMap(
+            "presets", "named parameter sets: a JSON object of name to query string", values: "query strings",
+            value: "a query string", \.presets),
         .boolean(
             "imgproxy.enabled", "also answer imgproxy's URL format (/SIGNATURE/OPTIONS/plain/SOURCE)",
             \.imgproxy.enabled),
@@ -260,23 +245,9 @@ extension Config {
         .integer(
             "imgproxy.signatureSize", 1...32, "bytes of the imgproxy signature kept (else IMGPROXY_SIGNATURE_SIZE)",
             \.imgproxy.signatureSize),
-        ConfigKey("imgproxy.presets", "imgproxy presets: a JSON object of name to options (rs:fill:300:200/q:80)") {
-            c, v, _ in
-            guard let object = v.jsonObject else { return "must be a JSON object of preset names to imgproxy options" }
-            var presets: [String: String] = [:]
-            for (name, value) in object {
-                guard case .string(let text) = value else {
-                    return "must map each name to imgproxy options; '\(name)' is not a string"
-                }
-                presets[name] = text
-            }
-            c.imgproxy.presets = presets
-            return nil
-        } read: {
-            "{"
-                + $0.imgproxy.presets.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
-                    separator: ", ") + "}"
-        },
+        .stringMap(
+            "imgproxy.presets", "imgproxy presets: a JSON object of name to options (rs:fill:300:200/q:80)",
+            values: "imgproxy options", value: "imgproxy options", \.imgproxy.presets),
         ConfigKey(
             "watermarks",
             "named watermarks: a JSON object of name to {src, position, opacity, scale, margin}, read at start-up"

@@ -123,6 +123,30 @@ extension ConfigKey {
         }
     }
 
+    /// A JSON object of names to strings (in the file, or as its text in a variable or a
+    /// flag): `values` and `value` name what the strings are, in its messages.
+    static func stringMap(
+        _ name: String, _ help: String, values: String, value: String,
+        _ path: WritableKeyPath<Config, [String: String]> & Sendable
+    ) -> ConfigKey {
+        ConfigKey(name, help) { c, v, _ in
+            guard let object = v.jsonObject else { return "must be a JSON object of preset names to \(values)" }
+            var map: [String: String] = [:]
+            for (key, entry) in object {
+                guard case .string(let text) = entry else {
+                    return "must map each name to \(value); '\(key)' is not a string"
+                }
+                map[key] = text
+            }
+            c[keyPath: path] = map
+            return nil
+        } read: {
+            "{"
+                + $0[keyPath: path].sorted { $0.key < $1.key }.map { "\"\($0.key)\": \"\($0.value)\"" }.joined(
+                    separator: ", ") + "}"
+        }
+    }
+
     /// A secret written in hex (an even number of hex digits), never printed.
     static func hexSecret(_ name: String, _ help: String, _ path: WritableKeyPath<Config, String> & Sendable)
         -> ConfigKey

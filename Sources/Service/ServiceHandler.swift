@@ -14,6 +14,8 @@ import Workers
 /// store and its renderer only by protocol.
 public struct ServiceHandler: HTTPHandler {
     let config: Config
+    /// `limits`, made once: every request is parsed and planned against it.
+    let limits: RequestLimits
     let sources: any SourceStore
     let results: any ResultStore
     let renderer: any Renderer
@@ -41,6 +43,7 @@ public struct ServiceHandler: HTTPHandler {
         signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil
     ) {
         self.config = config
+        limits = config.requestLimits
         self.sources = sources
         self.results = results
         self.renderer = renderer
@@ -237,13 +240,13 @@ public struct ServiceHandler: HTTPHandler {
         let expanded: QueryParameters
         do throws(AspectError) {
             expanded = try config.parsedPresets.expand(params, onlyPresets: config.security.onlyPresets)
-            parsed = try ThumbRequest.parse(expanded, limits: config.requestLimits)
+            parsed = try ThumbRequest.parse(expanded, limits: limits)
         } catch {
             return .respond(Self.error(error))
         }
         if let hints {
             parsed = hints.apply(
-                to: parsed, given: Set(expanded.pairs.map(\.name)), limits: config.requestLimits)
+                to: parsed, given: Set(expanded.pairs.map(\.name)), limits: limits)
         }
         // Save-Data asks for fewer bytes; an explicit q still wins.
         if saveData, parsed.quality == nil, !parsed.autoQuality, endpoint == .thumb { parsed.saveData = true }
@@ -281,7 +284,7 @@ public struct ServiceHandler: HTTPHandler {
                     "imgproxy URLs need imgproxy.key and imgproxy.salt on a server that signs its URLs")
             }
             url = try ImgproxyURL.parse(
-                path: request.path, settings: imgproxySettings, limits: config.requestLimits,
+                path: request.path, settings: imgproxySettings, limits: limits,
                 now: Int64(Date().timeIntervalSince1970))
         } catch {
             return .respond(Self.error(error))
@@ -378,8 +381,8 @@ public struct ServiceHandler: HTTPHandler {
         // so are q=auto's settings where the quality is searched.
         var rendering = config.images.renderingTag
         if let mark = parsed.watermark.flatMap({ config.watermarks[$0] }) { rendering += " watermark=" + mark.digest }
-        if known.endpoint == .thumb, parsed.searchesQuality(config.requestLimits) {
-            rendering += " " + config.requestLimits.autoQuality.description
+        if known.endpoint == .thumb, parsed.searchesQuality(limits) {
+            rendering += " " + limits.autoQuality.description
         }
         let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
         let image = known.endpoint == .thumb
@@ -406,7 +409,7 @@ public struct ServiceHandler: HTTPHandler {
         }
         let job = RenderJob(
             identity: identity, request: parsed, accept: known.accept, key: key, infoKey: infoKey, headers: headers,
-            limits: config.requestLimits, sources: sources, results: results, renderer: renderer, metrics: metrics,
+            limits: limits, sources: sources, results: results, renderer: renderer, metrics: metrics,
             coalescer: coalescer, info: known.endpoint == .info ? InfoOptions(wantsOutput: known.wantsOutput) : nil)
         return .work { job.run() }
     }

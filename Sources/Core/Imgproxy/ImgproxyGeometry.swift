@@ -70,6 +70,11 @@ public struct ImgproxyGeometry: Equatable, Sendable {
 
     public init() {}
 
+    /// `flip`'s two booleans as the native `flip`.
+    public var flip: Flip? {
+        flipHorizontal && flipVertical ? .hv : flipHorizontal ? .h : flipVertical ? .v : nil
+    }
+
     /// One spelling of every field, for the canonical form.
     public var text: String {
         var parts = [

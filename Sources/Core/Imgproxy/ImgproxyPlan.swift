@@ -81,8 +81,7 @@ extension ImgproxyGeometry {
             asked: Size(width: max(1, s.target.width), height: max(1, s.target.height)), canvas: canvas)
         plan.region = region
         plan.rotate = rotate
-        plan.flip =
-            flipHorizontal && flipVertical ? .hv : flipHorizontal ? .h : flipVertical ? .v : nil
+        plan.flip = flip
         if canvas != box { plan.extended = Rect(x: placed.x, y: placed.y, width: box.width, height: box.height) }
         if pad.contains(where: { $0 > 0 }) {
             plan.padding = Insets(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])

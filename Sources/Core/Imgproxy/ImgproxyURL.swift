@@ -104,7 +104,7 @@ public struct ImgproxyURL: Sendable {
             request.focusY = native.focus.y
             request.dpr = reader.geometry.dpr
             request.rotate = reader.geometry.rotate
-            request.flip = native.flip
+            request.flip = reader.geometry.flip
         }
         var url = ImgproxyURL(signature: signature, signedPath: signedPath, request: request)
         url.expires = reader.expires
@@ -174,7 +174,7 @@ public struct ImgproxyURL: Sendable {
     /// gravity and nothing else that imgproxy plans its own way (SPEC: imgproxy URLs).
     struct Native {
         var width: Int?, height: Int?, mode: Mode, upscale: Bool, gravity: Gravity
-        var focus: (x: Double, y: Double), flip: Flip?
+        var focus: (x: Double, y: Double)
     }
 
     static func native(_ g: ImgproxyGeometry, limits: RequestLimits) -> Native? {
@@ -206,11 +206,8 @@ public struct ImgproxyURL: Sendable {
             gravity = compass[g.gravity.kind] ?? .center
         }
         // Gravity matters to fill alone; fit keeps the default.
-        let flip: Flip? =
-            g.flipHorizontal && g.flipVertical ? .hv : g.flipHorizontal ? .h : g.flipVertical ? .v : nil
         return Native(
             width: g.width > 0 ? g.width : nil, height: g.height > 0 ? g.height : nil, mode: mode,
-            upscale: g.enlarge, gravity: mode == .fill ? gravity : .center, focus: mode == .fill ? focus : (0.5, 0.5),
-            flip: flip)
+            upscale: g.enlarge, gravity: mode == .fill ? gravity : .center, focus: mode == .fill ? focus : (0.5, 0.5))
     }
 }
