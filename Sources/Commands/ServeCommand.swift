@@ -57,7 +57,7 @@ enum ServeCommand {
                 bucket: S3Bucket(
                     bucket: bucket, s3: config.s3, sources: config.sources,
                     maxBytes: max(config.cache.maxBytes, 1 << 20)),
-                prefix: prefix, queueLimit: config.cache.sharedQueue)
+                prefix: prefix, queueLimit: config.cache.sharedQueue, log: { log(.warning, $0) })
         }
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")

@@ -17,11 +17,17 @@ public final class TieredResultStore: ResultStore {
     let bucket: S3Bucket
     let prefix: String
     let queueLimit: Int
+    /// Where a failed upload or listing is said: the event log, from the wiring.
+    let log: @Sendable (String) -> Void
     private let uploads = DispatchQueue(label: "aspect-shared-uploads")
     private let counts = Mutex(SharedFigures())
 
-    public init(local: any ResultStore, bucket: S3Bucket, prefix: String, queueLimit: Int) {
+    public init(
+        local: any ResultStore, bucket: S3Bucket, prefix: String, queueLimit: Int,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.local = local
+        self.log = log
         self.bucket = bucket
         self.prefix = prefix
         self.queueLimit = queueLimit
@@ -65,7 +71,7 @@ public final class TieredResultStore: ResultStore {
                 $0.queued -= 1
                 $0.uploads[(ok ? SharedFigures.Upload.ok : .failed).rawValue] += 1
             }
-            if !ok { Self.log("uploading \(object) to the shared tier failed") }
+            if !ok { log("uploading \(object) to the shared tier failed") }
         }
         return kept
     }
@@ -77,7 +83,7 @@ public final class TieredResultStore: ResultStore {
         if let shared = bucket.list(prefix: under) {
             for object in bucket.delete(shared) { keys.insert(String(object.dropFirst(under.count))) }
         } else {
-            Self.log("listing \(under) in the shared tier failed: its variants there were not purged")
+            log("listing \(under) in the shared tier failed: its variants there were not purged")
         }
         return keys
     }
@@ -94,9 +100,5 @@ public final class TieredResultStore: ResultStore {
         let mime = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
         return ImageFormat.allCases.first { $0.mimeType == mime }?.rawValue
             ?? (mime == "application/json" ? ResultKind.info : "")
-    }
-
-    static func log(_ line: String) {
-        FileHandle.standardError.write(Data("\(line)\n".utf8))
     }
 }
