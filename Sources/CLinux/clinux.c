@@ -13,6 +13,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/inotify.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -103,4 +104,31 @@ int clinux_open_beneath(int dirfd, const char *path) {
 void clinux_limit_malloc_arenas(int n) {
     if (!getenv("MALLOC_ARENA_MAX"))
         mallopt(M_ARENA_MAX, n);
+}
+
+int clinux_inotify(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
+
+int clinux_inotify_watch_folder(int fd, const char *path) {
+    uint32_t mask = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
+                    | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+    return inotify_add_watch(fd, path, mask);
+}
+
+int clinux_inotify_unwatch(int fd, int wd) { return inotify_rm_watch(fd, wd); }
+
+clinux_inotify_summary clinux_inotify_summarise(const void *buffer, size_t length) {
+    clinux_inotify_summary s = {0, 0};
+    const char *p = buffer;
+    const uint32_t structural = IN_IGNORED | IN_MOVE_SELF | IN_DELETE_SELF | IN_UNMOUNT | IN_Q_OVERFLOW;
+    while (length >= sizeof(struct inotify_event)) {
+        struct inotify_event e;
+        memcpy(&e, p, sizeof e);
+        size_t size = sizeof(struct inotify_event) + e.len;
+        if (size > length) break;
+        s.events += 1;
+        if (e.mask & structural) s.structural = 1;
+        p += size;
+        length -= size;
+    }
+    return s;
 }

@@ -41,7 +41,8 @@ extension SourceRoot {
         let cacheDir = config.cache.dir + "/sources"
         switch root {
         case .folder(let path):
-            return FolderSource(path, checkIntervalMs: config.images.rootCheckMs)
+            return FolderSource(
+                path, checkIntervalMs: config.images.rootCheckMs, watchChanges: config.images.watchChanges)
         case .http(let base):
             return RemoteSource(
                 origin: HTTPOrigin(base: base), settings: FetchSettings(config), cacheDir: cacheDir,

@@ -77,6 +77,10 @@ extension Config {
             "images.rootCheckMs", 0...3_600_000,
             "how often the root's path is looked up again, to follow a swapped folder or symlink, in ms",
             \.images.rootCheckMs),
+        .boolean(
+            "images.watchChanges",
+            "a folder root's hits learn of changed sources from inotify, not a stat(2) each; false: stat every hit (network file systems)",
+            \.images.watchChanges),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(

@@ -38,6 +38,10 @@ public struct Config: Equatable, Sendable {
         /// How often the root's path is resolved again, so a folder renamed and replaced
         /// or a symlink flipped to a new folder is followed without a restart.
         public var rootCheckMs = 1_000
+        /// A folder root's sources are watched with inotify, so a hit whose source has not
+        /// changed needs no stat(2); off for file systems whose changes inotify does not
+        /// see (NFS and other network file systems, changes made on another host).
+        public var watchChanges = true
 
         /// What names the rendering rules in the cache key: results made under other
         /// rules are other entries.

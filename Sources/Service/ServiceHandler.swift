@@ -213,7 +213,7 @@ public struct ServiceHandler: HTTPHandler {
             query: (endpoint == .thumb ? request.query : "/info?" + request.query) + (hints?.memo ?? "")
                 + (saveData ? "\u{0}save-data" : ""),
             autoTag: autoTag)
-        if let known = recent.get(memoKey), sources.isCurrent(known.identity),
+        if let known = recent.get(memoKey), isCurrent(known, memoKey),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -266,7 +266,7 @@ public struct ServiceHandler: HTTPHandler {
         let memoKey = RecentKeys.Target(
             query: "imgproxy\u{0}" + request.path,
             autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
-        if let known = recent.get(memoKey), sources.isCurrent(known.identity),
+        if let known = recent.get(memoKey), isCurrent(known, memoKey),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -295,6 +295,16 @@ public struct ServiceHandler: HTTPHandler {
         known.disposition = Disposition(
             stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment)
         return resolving(known)
+    }
+
+    /// Whether a memo entry's source may still be served: the source store says nothing
+    /// changed since it was last found current, or it is found current now.
+    private func isCurrent(_ known: RecentKeys.Entry, _ target: RecentKeys.Target) -> Bool {
+        let stamp = sources.changeStamp()
+        if let stamp, known.stamp == stamp { return true }
+        guard sources.isCurrent(known.identity) else { return false }
+        if let stamp { recent.stamp(target, key: known.key.hex, stamp) }
+        return true
     }
 
     /// The source's identity: known, or fetched first.

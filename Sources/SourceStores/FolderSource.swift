@@ -12,10 +12,15 @@ import Syscalls
 /// refused, so a root folder renamed and replaced, or a symlink flipped atomically to a
 /// new folder (how deployments and Kubernetes volumes publish content), is followed
 /// without a restart.
+///
+/// With `watchChanges`, the folders of the sources resolved are watched (`FolderWatch`),
+/// so a hit whose source was stat(2)ed since the last change seen needs no stat of its
+/// own (`changeStamp`).
 public struct FolderSource: SourceStore {
     /// As configured.
     public let path: String
     private let tracker: Tracker
+    private let watch: FolderWatch?
 
     /// A source inside the root: where libvips reads it, and where it lies in the root.
     public struct Source: Sendable {
@@ -51,14 +56,19 @@ public struct FolderSource: SourceStore {
 
         let state = Mutex(State())
         let interval: UInt64
+        /// `State.nextCheck`, readable without the lock.
+        let due = Atomic<UInt64>(0)
 
         init(interval: UInt64) { self.interval = interval }
     }
 
     /// Resolves and opens `path`; `readinessProblem()` says if it cannot (yet).
-    public init(_ path: String, checkIntervalMs: Int = 1_000) {
+    /// `watchChanges`: hits rely on inotify's events rather than a stat(2) each, where the
+    /// kernel gives an inotify instance.
+    public init(_ path: String, checkIntervalMs: Int = 1_000, watchChanges: Bool = true) {
         self.path = path
         tracker = Tracker(interval: UInt64(max(0, checkIntervalMs)) * 1_000_000)
+        watch = watchChanges ? FolderWatch() : nil
         refresh(force: true)
     }
 
@@ -88,11 +98,14 @@ public struct FolderSource: SourceStore {
                 problem = String(cString: strerror(e.errno))
             }
         }
+        // Another folder (or none): what was watched under the old one vouches for nothing.
+        if folder !== held { watch?.reset() }
         tracker.state.withLock {
             $0.folder = folder
             $0.problem = problem
             $0.nextCheck = now + tracker.interval
         }
+        tracker.due.store(now + tracker.interval, ordering: .releasing)
         return (folder, problem)
     }
 
@@ -173,6 +186,8 @@ public struct FolderSource: SourceStore {
     /// regular file.
     func identity(_ relative: String, src: String) -> SourceIdentity? {
         guard let folder = refresh().folder else { return nil }
+        // Watched first: a change after the stat below is an event.
+        watch?.watch(root: folder.realPath, file: relative)
         var st = stat()
         guard fstatat(folder.fd, relative, &st, 0) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         let version = SourceIdentity.fileVersion(
@@ -202,6 +217,14 @@ public struct FolderSource: SourceStore {
 
     public func isCurrent(_ known: SourceIdentity) -> Bool {
         identity(known.location, src: known.path) == known
+    }
+
+    /// Moves with every change under the watched folders, and when the root names another
+    /// folder; nil while the root's path is due to be resolved again (`checkIntervalMs`),
+    /// so that happens, and without a watch.
+    public func changeStamp() -> UInt64? {
+        guard let watch, Clock.now() < tracker.due.load(ordering: .acquiring) else { return nil }
+        return watch.stamp()
     }
 
     public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {

@@ -70,6 +70,10 @@ public protocol SourceStore: Sendable {
     /// Whether an identity resolved earlier may still be served, at the cost of a stat at
     /// most (a stale one may, while its re-check is pending).
     func isCurrent(_ known: SourceIdentity) -> Bool
+    /// A count that moves whenever a source this store resolved may have changed, or nil
+    /// when the store cannot tell. An identity found current by `isCurrent` after the
+    /// count was read is still current while the count reads the same.
+    func changeStamp() -> UInt64?
     /// Makes the source available to `open` (downloaded, or revalidated), and says which
     /// version it is.
     func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure>
@@ -86,6 +90,9 @@ public protocol SourceStore: Sendable {
 }
 
 extension SourceStore {
+    /// A store that cannot tell is asked `isCurrent` every time.
+    public func changeStamp() -> UInt64? { nil }
+
     /// A store that keeps no copies has nothing to forget.
     public func purge(_ src: String) -> Bool { false }
 }

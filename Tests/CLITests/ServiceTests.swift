@@ -109,6 +109,52 @@ import Testing
         #expect(touched.headers["x-cache"] == "MISS" && touched.headers["etag"] != first.headers["etag"])
     }
 
+    /// `images.watchChanges` on (hits learn of changes from inotify) and off (a stat(2)
+    /// per hit): a source renamed over, written in place, or whose folder is replaced is a
+    /// MISS with a new ETag on the very next request, each time; the request after is a HIT.
+    @Test(arguments: ["true", "false"])
+    func aChangedSourceIsANewKeyOnTheVeryNextRequest(watch: String) throws {
+        let fm = FileManager.default
+        let images = dir.appendingPathComponent("images")
+        let sub = images.appendingPathComponent("swap-\(watch)")
+        let file = sub.appendingPathComponent("x.jpg")
+        // Two versions of other sizes, so every change is another identity.
+        let versions = try ["landscape.jpg", "portrait.jpg"].map {
+            try Data(contentsOf: images.appendingPathComponent($0))
+        }
+        try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+        try versions[0].write(to: file)
+        let s = try serve(["ASPECT_IMAGES_WATCHCHANGES": watch])
+        let target = "/thumb?src=swap-\(watch)/x.jpg&w=64&format=png"
+        var last = ""
+        for step in 0..<9 {
+            let version = versions[step % 2]
+            switch step % 3 {
+            case 1:
+                try version.write(to: sub.appendingPathComponent(".next"))
+                #expect(rename(sub.appendingPathComponent(".next").path, file.path) == 0)
+            case 2:
+                // Written in place: truncated and rewritten, same inode.
+                let handle = try FileHandle(forWritingTo: file)
+                try handle.truncate(atOffset: 0)
+                try handle.write(contentsOf: version)
+                try handle.close()
+            default:
+                if step > 0 {
+                    #expect(rename(sub.path, images.appendingPathComponent("swap-\(watch).\(step)").path) == 0)
+                    try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+                    try version.write(to: file)
+                }
+            }
+            let miss = try Self.get(s.port, target)
+            let etag = miss.headers["etag"] ?? ""
+            #expect(miss.status == 200 && miss.headers["x-cache"] == "MISS" && etag != last, "step \(step)")
+            let hit = try Self.get(s.port, target)
+            #expect(hit.headers["x-cache"] == "HIT" && hit.headers["etag"] == etag, "step \(step)")
+            last = etag
+        }
+    }
+
     static func folderBytes(_ url: URL) -> Int {
         let files = FileManager.default.enumerator(
             at: url, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])

@@ -74,6 +74,7 @@ import Testing
             "server.maxConnections": "11", "server.headerTimeoutMs": "1500", "server.idleTimeoutMs": "2500",
             "server.writeTimeoutMs": "3500", "server.drainTimeoutMs": "4500", "server.eventLoops": "3",
             "server.lingerTimeoutMs": "750", "server.acceptBackoffMs": "40", "images.rootCheckMs": "250",
+            "images.watchChanges": "false",
             "cache.recheckMs": "2000", "cache.shared": "s3://results/aspect/", "cache.sharedQueue": "50",
             "cache.memoryFileBytes": "4096",
             "log.access": "false", "images.formats": "jpeg,png", "images.fastShrinkOnLoad": "false",

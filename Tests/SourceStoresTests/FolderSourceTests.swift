@@ -92,4 +92,66 @@ import Testing
         #expect(renamed.refresh(force: true).problem != nil)
         #expect(throws: (any Error).self) { try read(renamed) }
     }
+
+    /// `images.watchChanges`: the stamp a hit relies on instead of a stat(2) holds while
+    /// nothing changes and moves with every kind of change, at once (no waiting for a
+    /// watcher), including inside a folder put in place of a watched one.
+    @Test func theChangeStampHoldsWhileNothingChangesAndMovesWithEveryChange() throws {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("aspect-watch-\(UUID().uuidString)")
+        defer { try? fm.removeItem(at: dir) }
+        let images = dir.appendingPathComponent("images")
+        let sub = images.appendingPathComponent("sub")
+        try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+        try fm.createDirectory(at: images.appendingPathComponent("other"), withIntermediateDirectories: true)
+        let file = sub.appendingPathComponent("a.jpg")
+        try Data("one".utf8).write(to: file)
+        let root = FolderSource(images.path, checkIntervalMs: 3_600_000)
+        guard case .ready(var known) = root.resolve("sub/a.jpg") else {
+            Issue.record("sub/a.jpg did not resolve")
+            return
+        }
+
+        /// Reads the stamp, checks the identity as a hit does, and says whether the stamp
+        /// then holds; then makes `change` and says whether the stamp moved.
+        func moves(_ what: String, _ change: () throws -> Void) throws {
+            guard let before = root.changeStamp() else {
+                Issue.record("\(what): no stamp")
+                return
+            }
+            if !root.isCurrent(known), case .ready(let now) = root.resolve("sub/a.jpg") { known = now }
+            #expect(root.changeStamp() == before, "\(what): the stamp moved with nothing changed")
+            try change()
+            #expect(root.changeStamp() != before, "\(what): the stamp did not move")
+        }
+        try moves("written in place") { try Data("two!".utf8).write(to: file) }
+        try moves("touched") {
+            var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, file.path, &times, 0) == 0)
+        }
+        try moves("renamed over") {
+            try Data("three".utf8).write(to: sub.appendingPathComponent(".next"))
+            #expect(rename(sub.appendingPathComponent(".next").path, file.path) == 0)
+        }
+        try moves("removed") { try fm.removeItem(at: file) }
+        try Data("four".utf8).write(to: file)
+        try moves("its folder renamed away and replaced") {
+            #expect(rename(sub.path, images.appendingPathComponent("sub.old").path) == 0)
+            try fm.createDirectory(at: sub, withIntermediateDirectories: true)
+            try Data("five!".utf8).write(to: file)
+        }
+        // The folder put in its place is watched in turn once the source is checked again.
+        try moves("written in the new folder") { try Data("six".utf8).write(to: file) }
+
+        // A change in a folder no source was resolved from moves nothing.
+        _ = root.isCurrent(known)
+        let settled = root.changeStamp()
+        try Data("x".utf8).write(to: images.appendingPathComponent("other/b.jpg"))
+        #expect(settled != nil && root.changeStamp() == settled)
+
+        // Off: no stamp, every hit stat(2)s.
+        #expect(FolderSource(images.path, watchChanges: false).changeStamp() == nil)
+        // A root due to be resolved again (checkIntervalMs 0: every request) gives none either.
+        #expect(FolderSource(images.path, checkIntervalMs: 0).changeStamp() == nil)
+    }
 }

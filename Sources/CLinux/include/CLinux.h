@@ -48,6 +48,22 @@ ssize_t clinux_sendfile(int out_fd, int in_fd, off_t *offset, size_t count);
 /// (a rename raced the lookup) come back to the caller, which retries.
 int clinux_open_beneath(int dirfd, const char *path);
 
+/// A non-blocking, close-on-exec inotify instance.
+int clinux_inotify(void);
+/// Watches the folder `path` for any change to its entries or to itself; the watch
+/// descriptor, or -1 with errno.
+int clinux_inotify_watch_folder(int fd, const char *path);
+int clinux_inotify_unwatch(int fd, int wd);
+
+/// What one read(2) of an inotify instance held: `events` is how many events there were,
+/// `structural` whether any says a watch ended or moved, or that events were lost
+/// (IN_IGNORED, IN_MOVE_SELF, IN_DELETE_SELF, IN_UNMOUNT, IN_Q_OVERFLOW).
+typedef struct {
+    int events;
+    int structural;
+} clinux_inotify_summary;
+clinux_inotify_summary clinux_inotify_summarise(const void *buffer, size_t length);
+
 /// Caps glibc's malloc arenas at `n` (mallopt M_ARENA_MAX), unless MALLOC_ARENA_MAX is set
 /// in the environment, which then decides. Call before any thread starts.
 void clinux_limit_malloc_arenas(int n);
