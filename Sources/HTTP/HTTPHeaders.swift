@@ -1,10 +1,57 @@
 /// Header fields in the order received; names compare case-insensitively.
 public struct HTTPHeaders: Sendable, Equatable {
     public private(set) var fields: [(name: String, value: String)] = []
+    /// The fields as written on the wire, made once by `prepared()` for fields that go
+    /// out on many answers (a cache hit's); dropped by any change.
+    private var wire: Wire?
+
+    /// An immutable byte block, shared by the copies of prepared fields.
+    final class Wire: Sendable {
+        let bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
 
     public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
-    public mutating func append(_ name: String, _ value: String) { fields.append((name, value)) }
+    public mutating func append(_ name: String, _ value: String) {
+        fields.append((name, value))
+        wire = nil
+    }
+
+    /// The same fields, with their wire form made now rather than on every write.
+    public func prepared() -> HTTPHeaders {
+        var h = self
+        var bytes: [UInt8] = []
+        Self.serialise(fields, into: &bytes)
+        h.wire = Wire(bytes)
+        return h
+    }
+
+    /// Appends `Name: value` CRLF for each field.
+    func write(into out: inout [UInt8]) {
+        if let wire {
+            out.append(contentsOf: wire.bytes)
+        } else {
+            Self.serialise(fields, into: &out)
+        }
+    }
+
+    private static func serialise(_ fields: [(name: String, value: String)], into out: inout [UInt8]) {
+        // A native string's bytes are copied at once; the per-byte append is the fallback.
+        func add(_ s: String) {
+            if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: s.utf8)
+            }
+        }
+        for f in fields {
+            add(f.name)
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: " "))
+            add(f.value)
+            out.append(0x0D)
+            out.append(0x0A)
+        }
+    }
 
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {

@@ -73,7 +73,7 @@ public struct HTTPResponse: Sendable {
             }
         }
         add("HTTP/1.1 ")
-        add(String(status))
+        Self.appendDecimal(Int64(status), to: &out)
         out.append(0x20)
         add(HTTPResponse.reason(status))
         add("\r\nDate: ")
@@ -83,17 +83,27 @@ public struct HTTPResponse: Sendable {
         // would have, which this server does not know here.
         if status != 304 {
             add("Content-Length: ")
-            add(String(body.length))
+            Self.appendDecimal(body.length, to: &out)
             add("\r\n")
         }
-        for f in headers.fields {
-            add(f.name)
-            add(": ")
-            add(f.value)
-            add("\r\n")
-        }
+        headers.write(into: &out)
         if !keepAlive { add("Connection: close\r\n") }
         add("\r\n")
+    }
+
+    /// A non-negative number's digits, without making a String.
+    static func appendDecimal(_ n: Int64, to out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var v = UInt64(max(0, n))
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[23 - count] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                count += 1
+            } while v > 0
+            out.append(contentsOf: d[(24 - count)...])
+        }
     }
 
     public static func reason(_ status: Int) -> String {

@@ -216,7 +216,7 @@ public struct RequestParser: Sendable {
     }
 
     private mutating func finish() -> Result {
-        let head = pending
+        let head = pending.take()
         reset()
         guard let head else { return fail(.badRequest("expected a request line")) }
         return .request(head)

@@ -15,12 +15,28 @@ final class RecentKeys: Sendable {
         var autoTag: String
     }
 
-    struct Entry: Sendable {
-        var identity: SourceIdentity
-        var key: CacheKey
-        var headers: AnswerHeaders
-        /// `SourceStore.changeStamp()` as read before the identity was last found current.
-        var stamp: UInt64?
+    /// Shared by reference: a hit copies one pointer out of the memo, not every field.
+    final class Entry: Sendable {
+        let identity: SourceIdentity
+        let key: CacheKey
+        let headers: AnswerHeaders
+        /// `SourceStore.changeStamp()` as read before the identity was last found current;
+        /// `UInt64.max` before it ever was.
+        private let checked = Atomic<UInt64>(.max)
+
+        init(identity: SourceIdentity, key: CacheKey, headers: AnswerHeaders) {
+            self.identity = identity
+            self.key = key
+            self.headers = headers
+        }
+
+        var stamp: UInt64? {
+            get {
+                let s = checked.load(ordering: .acquiring)
+                return s == .max ? nil : s
+            }
+            set { checked.store(newValue ?? .max, ordering: .releasing) }
+        }
     }
 
     /// Past this many, the memo starts over: a bound, not an LRU.
@@ -28,14 +44,6 @@ final class RecentKeys: Sendable {
     private let known = Mutex<[Target: Entry]>([:])
 
     func get(_ target: Target) -> Entry? { known.withLock { $0[target] } }
-
-    /// Records that the entry for `target`, if it still has `key`, was found current
-    /// after `stamp` was read.
-    func stamp(_ target: Target, key: String, _ stamp: UInt64) {
-        known.withLock { map in
-            if map[target]?.key.hex == key { map[target]?.stamp = stamp }
-        }
-    }
 
     func set(_ target: Target, _ value: Entry) {
         known.withLock { map in

@@ -5,6 +5,7 @@ import HTTP
 import Hashing
 import Signing
 import Stores
+import Synchronization
 import Syscalls
 import Workers
 
@@ -209,11 +210,11 @@ public struct ServiceHandler: HTTPHandler {
         let saveData =
             config.http.saveData
             && request.headers["Save-Data"]?.trimmingCharacters(in: .whitespaces).lowercased() == "on"
-        let memoKey = RecentKeys.Target(
-            query: (endpoint == .thumb ? request.query : "/info?" + request.query) + (hints?.memo ?? "")
-                + (saveData ? "\u{0}save-data" : ""),
-            autoTag: autoTag)
-        if let known = recent.get(memoKey), isCurrent(known, memoKey),
+        var memoQuery = endpoint == .thumb ? request.query : "/info?" + request.query
+        if let hints, !hints.memo.isEmpty { memoQuery += hints.memo }
+        if saveData { memoQuery += "\u{0}save-data" }
+        let memoKey = RecentKeys.Target(query: memoQuery, autoTag: autoTag)
+        if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -266,7 +267,7 @@ public struct ServiceHandler: HTTPHandler {
         let memoKey = RecentKeys.Target(
             query: "imgproxy\u{0}" + request.path,
             autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
-        if let known = recent.get(memoKey), isCurrent(known, memoKey),
+        if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
             return served
@@ -299,11 +300,11 @@ public struct ServiceHandler: HTTPHandler {
 
     /// Whether a memo entry's source may still be served: the source store says nothing
     /// changed since it was last found current, or it is found current now.
-    private func isCurrent(_ known: RecentKeys.Entry, _ target: RecentKeys.Target) -> Bool {
+    private func isCurrent(_ known: RecentKeys.Entry) -> Bool {
         let stamp = sources.changeStamp()
         if let stamp, known.stamp == stamp { return true }
         guard sources.isCurrent(known.identity) else { return false }
-        if let stamp { recent.stamp(target, key: known.key.hex, stamp) }
+        if let stamp { known.stamp = stamp }
         return true
     }
 
@@ -434,7 +435,7 @@ public struct ServiceHandler: HTTPHandler {
         guard let hit = results.result(key.hex) else { return nil }
         let file = hit.body
         metrics.hit()
-        let h = headers.complete(contentType: hit.contentType, cache: "HIT", quality: ResultKind.quality(hit.kind))
+        let h = headers.hit(kind: hit.kind)
         // A small result held in memory goes out with its head in one write.
         let body: HTTPResponse.Body =
             if let bytes = file.contents, Int64(bytes.count) == hit.size { .bytes(bytes) } else {
@@ -573,15 +574,32 @@ struct RenderJob: Sendable {
 /// an imgproxy URL the disposition, whose extension is the content type's (made once per
 /// format here, on the way to the memo, not on every hit).
 struct AnswerHeaders: Sendable {
-    var common: HTTPHeaders
+    let common: HTTPHeaders
     /// `Content-Disposition` by content type.
     let dispositions: [(contentType: String, value: String)]
+    /// The last hit's fields, by the kind of result they were made for: one entry's
+    /// results are all of one kind, so a hit's fields are made (and put in their wire
+    /// form) once, not on every hit.
+    private let hits = HitFields()
+
+    final class HitFields: Sendable {
+        let last = Mutex<(kind: String, headers: HTTPHeaders)?>(nil)
+    }
 
     init(common: HTTPHeaders, disposition: Disposition?) {
         self.common = common
         dispositions =
             disposition.map { d in ImageFormat.allCases.map { ($0.mimeType, d.value(contentType: $0.mimeType)) } }
             ?? []
+    }
+
+    /// A hit's fields for a result of `kind` (`ResultKind`).
+    func hit(kind: String) -> HTTPHeaders {
+        if let made = hits.last.withLock({ $0 }), made.kind == kind { return made.headers }
+        let h = complete(contentType: ResultKind.contentType(kind), cache: "HIT", quality: ResultKind.quality(kind))
+            .prepared()
+        hits.last.withLock { $0 = (kind, h) }
+        return h
     }
 
     func complete(contentType: String, cache: String, quality: Int? = nil) -> HTTPHeaders {
