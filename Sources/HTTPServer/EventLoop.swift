@@ -396,7 +396,8 @@ final class EventLoop: @unchecked Sendable {
         connections.removeValue(forKey: c.id)
         stats.openConnections.subtract(1, ordering: .relaxed)
         c.output.clear()
-        _ = clinux_epoll_ctl(epoll, 2, c.fd, 0, 0)
+        // No EPOLL_CTL_DEL first: closing the socket's only descriptor takes it out of
+        // the epoll set (it is never duplicated), one system call fewer per connection.
         Glibc.close(c.fd)
     }
 
