@@ -192,8 +192,7 @@ final class EventLoop: @unchecked Sendable {
         case .submit: submit(c)
         case .write(let keepAlive, let isHead):
             // The machine asks for a write only with an answer at hand; were it missing, a 500.
-            let response = c.response ?? .error(HTTPError.internal)
-            c.response = nil
+            let response = c.response.take() ?? .error(HTTPError.internal)
             respond(c, response, keepAlive: keepAlive, isHead: isHead)
         case .writeError(let refusal, let keepAlive):
             if log.enabled, c.inFlight == nil { c.inFlight = Connection.InFlight(method: "-", target: "-", start: now) }
@@ -256,8 +255,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func route(_ c: Connection) {
-        guard let head = c.request else { return }
-        c.request = nil
+        guard let head = c.request.take() else { return }
         switch handler.route(head, context: RequestContext(draining: draining, server: stats)) {
         case .respond(let r):
             c.response = r

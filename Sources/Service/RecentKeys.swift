@@ -13,6 +13,9 @@ final class RecentKeys: Sendable {
         var query: String
         /// What `format=auto` would choose by: `AcceptHeader.autoTag`.
         var autoTag: String
+
+        /// By the query alone (the tag is compared, not hashed): one string hashed per hit.
+        func hash(into hasher: inout Hasher) { hasher.combine(query) }
     }
 
     /// Shared by reference: a hit copies one pointer out of the memo, not every field.

@@ -39,6 +39,14 @@ func parseAll(_ bytes: [UInt8], cuts: [Int], limits: ParserLimits = ParserLimits
 }
 
 @Suite struct RequestParserTests {
+    /// The bit tables behind `Token.isTChar`, byte by byte against RFC 9110 §5.6.2's list.
+    @Test func tcharIsRFC9110sListForEveryByte() {
+        let listed = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+        for byte in 0...255 {
+            #expect(Token.isTChar(UInt8(byte)) == listed.contains(UInt8(byte)), "byte \(byte)")
+        }
+    }
+
     @Test func parsesARequest() throws {
         let r = parseOne(
             "GET /th%75mb?src=a%20b.jpg&w=3 HTTP/1.1\r\nHost: x\r\nAccept: image/webp\r\naccept: */*\r\nX-Empty:\r\n\r\n"

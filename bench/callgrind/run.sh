@@ -21,7 +21,7 @@ total() {  # binary n -> instructions
   local bin="$1" n="$2" port=18620
   rm -rf "$out/cache"
   # In the scratch folder: built-in defaults, not this checkout's config.json.
-  (cd "$out" && exec env ASPECT_LOG_ACCESS=false ASPECT_SERVER_EVENTLOOPS=1 ASPECT_SERVER_WORKERS=1 \
+  (cd "$out" && exec env VIPS_NOVECTOR=1 ASPECT_LOG_ACCESS=false ASPECT_SERVER_EVENTLOOPS=1 ASPECT_SERVER_WORKERS=1 \
     valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" "$bin" serve --port "$port" \
     --images "$out/images" --cache-dir "$out/cache" 2>"$out/valgrind.log") &
   local pid=$!
