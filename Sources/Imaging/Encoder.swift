@@ -49,13 +49,13 @@ enum Encoder {
             return copy
         }
         if let autoQuality, animation == nil, AutoQuality.formats.contains(format) {
-            // JPEG's candidates skip progressive scans and optimised Huffman tables, which
-            // change bytes, not pixels; the chosen quality is then encoded in full.
+            // Every candidate is encoded as it would be served, so the chosen one is kept,
+            // not encoded again (only Max, never measured, is encoded when chosen).
             let found = try searchQuality(try pixels(), format: format, autoQuality) { q throws(ImagingError) in
-                try Encoder.encode(try pixels(), format: format, quality: q, rights: rights, draft: format == .jpeg)
+                try Encoder.encode(try pixels(), format: format, quality: q, rights: rights)
             }
             chosen =
-                format == .jpeg || found.bytes.isEmpty
+                found.bytes.isEmpty
                 ? Encoded(
                     bytes: try encode(try pixels(), format: format, quality: found.quality, animation: nil),
                     quality: found.quality)
@@ -112,7 +112,10 @@ enum Encoder {
             pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
         var made: [Int: [UInt8]] = [:]
         var undecodable = false
-        func good(_ q: Int) throws(ImagingError) -> Bool {
+        /// The SSIM of `q`'s result; 1 once a result cannot be decoded (the search then
+        /// ends quickly, and its answer is set aside below).
+        func measure(_ q: Int) throws(ImagingError) -> Double {
+            if undecodable { return 1 }
             let bytes = try encode(q)
             made[q] = bytes
             let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
@@ -122,14 +125,11 @@ enum Encoder {
                 let score = reference.compare(pixels: rgb, bands: decoded.bands)
             else {
                 undecodable = true
-                return true
+                return 1
             }
-            return score >= target.ssim
+            return score
         }
-        let q = try target.search { (q: Int) throws(ImagingError) -> Bool in
-            if undecodable { return true }
-            return try good(q)
-        }
+        let q = try target.search(measure)
         if undecodable {
             _ = Vips.takeError()
             Vips.log(
@@ -144,10 +144,8 @@ enum Encoder {
 
     /// One encode with no metadata but `rights`, when given (where the format carries
     /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
-    /// `draft`: a JPEG without progressive scans and optimised tables, for measuring.
     static func encode(
-        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil,
-        draft: Bool = false
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -168,7 +166,7 @@ enum Encoder {
         }
         let bytes = takeBuffer { buffer, length in
             switch format {
-            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, draft ? 0 : 1, draft ? 0 : 1)
+            case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, 1, 1)
             case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, strip)
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, strip)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)

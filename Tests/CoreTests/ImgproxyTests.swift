@@ -240,23 +240,49 @@ import Testing
     }
 }
 
-/// `q=auto`'s search (SPEC: Efficiency): for every threshold a monotone test can have, at
-/// most five tries (the result's own encode makes six), and a choice within 2 of the
-/// lowest good quality; Max when nothing lower keeps the picture.
+/// `q=auto`'s search (SPEC: Efficiency): whatever the SSIM curve, at most six encodes (the
+/// chosen quality's own included when it was not measured), Max never measured, and a
+/// choice within 2 of the lowest quality that keeps the picture; Max when none below does.
 @Suite struct AutoQualitySearchTests {
-    @Test(arguments: Array(30...91))
-    func theSearchFindsTheThreshold(threshold: Int) {
+    /// Runs the search on `ssim(q)`; the choice, the qualities measured, and the encodes.
+    static func run(_ ssim: (Int) -> Double) -> (q: Int, tries: [Int], encodes: Int) {
         var tries: [Int] = []
-        let q = AutoQuality().search { (q: Int) -> Bool in
+        let q = AutoQuality().search { (q: Int) -> Double in
             tries.append(q)
-            return q >= threshold
+            return ssim(q)
         }
-        #expect(tries.count <= 5 && !tries.contains(90), "\(tries)")
-        if threshold > 90 {
-            #expect(q == 90)
-        } else {
-            #expect(q >= threshold && q - threshold <= 2, "threshold \(threshold): chose \(q) after \(tries)")
+        return (q, tries, tries.count + (tries.contains(q) ? 0 : 1))
+    }
+
+    static func check(_ ssim: (Int) -> Double, _ label: String) -> Int {
+        let (q, tries, encodes) = run(ssim)
+        let lowest = (30...90).first { ssim($0) >= 0.985 } ?? 90
+        #expect(encodes <= 6 && !tries.contains(90), "\(label): \(tries)")
+        #expect(q >= lowest && q - lowest <= 2, "\(label): chose \(q), lowest \(lowest), after \(tries)")
+        if q < 90 { #expect(ssim(q) >= 0.985, "\(label)") }
+        return encodes
+    }
+
+    /// A step at every threshold: a curve no line predicts, where the search falls back
+    /// on bisection's promise.
+    @Test(arguments: Array(30...91))
+    func aStepAtAnyThreshold(threshold: Int) {
+        _ = Self.check({ $0 >= threshold ? 0.99 : 0.98 }, "step at \(threshold)")
+    }
+
+    /// Curves as photos give (`ln(1 − SSIM)` falling in a line, steeply or slowly, crossing
+    /// the target anywhere, or nowhere in range): bounds kept, and fewer encodes than
+    /// bisection's six on the average.
+    @Test func curvesLikePhotosTakeFewerEncodes() {
+        var encodes: [Int] = []
+        for slope in stride(from: 0.005, through: 0.08, by: 0.005) {
+            for crossing in stride(from: 20.0, through: 100.0, by: 1.7) {
+                let curve = { (q: Int) -> Double in 1 - 0.015 * exp(-slope * (Double(q) - crossing)) }
+                encodes.append(Self.check(curve, "slope \(slope), crossing \(crossing)"))
+            }
         }
+        let mean = Double(encodes.reduce(0, +)) / Double(encodes.count)
+        #expect(mean < 4.5, "mean \(mean) encodes over \(encodes.count) curves")
     }
 
     @Test func qAutoIsParsedAndCanonical() throws {
