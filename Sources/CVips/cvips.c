@@ -359,6 +359,11 @@ int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail
 }
 
 
+int cvips_load_buffer_sequential(const void *data, size_t length, VipsImage **out) {
+    *out = vips_image_new_from_buffer(data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    return *out ? 0 : -1;
+}
+
 int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out) {
     // Only GIF, WebP, TIFF, PDF and HEIF loaders have pages; the others refuse n.
     *out = vips_image_new_from_buffer(data, length, "n=-1", NULL);

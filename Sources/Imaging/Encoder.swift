@@ -119,7 +119,7 @@ enum Encoder {
             let bytes = try encode(q)
             made[q] = bytes
             let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
-                bytes.withUnsafeBytes { raw in cvips_load_buffer(raw.baseAddress, raw.count, out, 0) }
+                bytes.withUnsafeBytes { raw in cvips_load_buffer_sequential(raw.baseAddress, raw.count, out) }
             }
             guard let decoded, let rgb = try? Pipeline.toSRGB(decoded).pixels(), decoded.size == image.size,
                 let score = reference.compare(pixels: rgb, bands: decoded.bands)

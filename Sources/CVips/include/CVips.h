@@ -140,5 +140,9 @@ int cvips_heif_nclx(int fd, int page, int *primaries, int *transfer);
 int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out);
 /// Decodes an image in memory (any loader libvips has), lazily.
 int cvips_load_buffer(const void *data, size_t length, VipsImage **out, int fail_on);
+/// The same, read once from top to bottom (access=sequential): for an image that is only
+/// turned into pixels in memory, as q=auto's candidates are, which skips the loader's
+/// random-access caching.
+int cvips_load_buffer_sequential(const void *data, size_t length, VipsImage **out);
 
 #endif
