@@ -121,8 +121,8 @@ enum Encoder {
             let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
                 bytes.withUnsafeBytes { raw in cvips_load_buffer_sequential(raw.baseAddress, raw.count, out) }
             }
-            guard let decoded, let rgb = try? Pipeline.toSRGB(decoded).pixels(), decoded.size == image.size,
-                let score = reference.compare(pixels: rgb, bands: decoded.bands)
+            guard let decoded, decoded.size == image.size, let srgb = try? Pipeline.toSRGB(decoded),
+                let score = try? srgb.withPixels({ reference.compare(pixels: $0, bands: srgb.bands) })
             else {
                 undecodable = true
                 return 1

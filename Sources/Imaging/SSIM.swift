@@ -74,54 +74,68 @@ struct LumaSSIM {
 
     /// The SSIM of another image of the same size against this one; nil for another size.
     func compare(pixels: [UInt8], bands: Int) -> Double? {
-        guard pixels.count == width * height * bands else { return nil }
-        let other = Self.luma(pixels, count: width * height, bands: bands)
-        guard width >= 8, height >= 8 else { return whole(other) }
+        pixels.withUnsafeBytes { compare(pixels: $0, bands: bands) }
+    }
+
+    /// The same, on pixels lent (libvips' own buffer): the candidate's luma is made as its
+    /// blocks are summed, never stored.
+    func compare(pixels: UnsafeRawBufferPointer, bands: Int) -> Double? {
+        guard pixels.count == width * height * bands, let p = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return nil }
+        guard width >= 8, height >= 8 else {
+            return whole(Self.luma(Array(pixels), count: width * height, bands: bands))
+        }
         let (bw, bh) = (width / 4, height / 4)
         // The candidate's Σy, Σy² and Σxy per block, for the block row above and this one.
         var above = [Int64](repeating: 0, count: 3 * bw)
         var current = [Int64](repeating: 0, count: 3 * bw)
         var total = 0.0
         luma.withUnsafeBufferPointer { x in
-            other.withUnsafeBufferPointer { y in
-                blocks.withUnsafeBufferPointer { ref in
-                    for by in 0..<bh {
-                        current.withUnsafeMutableBufferPointer { c in
-                            for k in 0..<c.count { c[k] = 0 }
-                            for row in (by * 4)..<(by * 4 + 4) {
-                                let base = row * width
-                                for i in 0..<(bw * 4) {
-                                    let (u, v) = (Int64(x[base + i]), Int64(y[base + i]))
-                                    let o = (i / 4) * 3
-                                    c[o] += v
-                                    c[o + 1] += v * v
-                                    c[o + 2] += u * v
+            blocks.withUnsafeBufferPointer { ref in
+                for by in 0..<bh {
+                    current.withUnsafeMutableBufferPointer { c in
+                        for k in 0..<c.count { c[k] = 0 }
+                        for row in (by * 4)..<(by * 4 + 4) {
+                            let base = row * width
+                            let line = p + base * bands
+                            for bx in 0..<bw {
+                                var (sy, syy, sxy): (Int64, Int64, Int64) = (0, 0, 0)
+                                for k in 0..<4 {
+                                    let i = bx * 4 + k
+                                    let o = i * bands
+                                    let v =
+                                        bands >= 3
+                                        ? Int64(
+                                            299 * Int32(line[o]) + 587 * Int32(line[o + 1]) + 114 * Int32(line[o + 2]))
+                                        : 1000 * Int64(line[o])
+                                    let u = Int64(x[base + i])
+                                    sy += v
+                                    syy += v * v
+                                    sxy += u * v
                                 }
+                                c[bx * 3] += sy
+                                c[bx * 3 + 1] += syy
+                                c[bx * 3 + 2] += sxy
                             }
                         }
-                        if by > 0 {
-                            above.withUnsafeBufferPointer { a in
-                                current.withUnsafeBufferPointer { c in
-                                    let (r0, r1) = ((by - 1) * bw * 2, by * bw * 2)
-                                    for bx in 0..<(bw - 1) {
-                                        let (o, p) = (bx * 3, bx * 2)
-                                        func sum(_ b: UnsafeBufferPointer<Int64>, _ at: Int, _ k: Int, _ step: Int)
-                                            -> Int64
-                                        {
-                                            b[at + k] + b[at + step + k]
-                                        }
-                                        let sx = sum(ref, r0 + p, 0, 2) + sum(ref, r1 + p, 0, 2)
-                                        let sxx = sum(ref, r0 + p, 1, 2) + sum(ref, r1 + p, 1, 2)
-                                        let sy = sum(a, o, 0, 3) + sum(c, o, 0, 3)
-                                        let syy = sum(a, o, 1, 3) + sum(c, o, 1, 3)
-                                        let sxy = sum(a, o, 2, 3) + sum(c, o, 2, 3)
-                                        total += Self.window(n: 64, sx: sx, sy: sy, sxx: sxx, syy: syy, sxy: sxy)
-                                    }
-                                }
-                            }
-                        }
-                        swap(&above, &current)
                     }
+                    if by > 0 {
+                        above.withUnsafeBufferPointer { a in
+                            current.withUnsafeBufferPointer { c in
+                                let (r0, r1) = ((by - 1) * bw * 2, by * bw * 2)
+                                for bx in 0..<(bw - 1) {
+                                    let (o, q) = (bx * 3, bx * 2)
+                                    let sx = ref[r0 + q] + ref[r0 + q + 2] + ref[r1 + q] + ref[r1 + q + 2]
+                                    let sxx = ref[r0 + q + 1] + ref[r0 + q + 3] + ref[r1 + q + 1] + ref[r1 + q + 3]
+                                    let sy = a[o] + a[o + 3] + c[o] + c[o + 3]
+                                    let syy = a[o + 1] + a[o + 4] + c[o + 1] + c[o + 4]
+                                    let sxy = a[o + 2] + a[o + 5] + c[o + 2] + c[o + 5]
+                                    total += Self.window(n: 64, sx: sx, sy: sy, sxx: sxx, syy: syy, sxy: sxy)
+                                }
+                            }
+                        }
+                    }
+                    swap(&above, &current)
                 }
             }
         }

@@ -69,14 +69,17 @@ final class VImage {
     }
 
     /// The pixels, decoded: `bands` bytes per pixel, row by row (uchar images only).
-    func pixels() throws(ImagingError) -> [UInt8] {
+    func pixels() throws(ImagingError) -> [UInt8] { try withPixels { Array($0) } }
+
+    /// The pixels, as `pixels()` gives them, lent to `body` without a copy.
+    func withPixels<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(ImagingError) -> R {
         var length = 0
         guard let data = vips_image_write_to_memory(pointer, &length) else {
             throw ImagingError(
                 .decode, AspectError(.unsupportedSource, "the image could not be decoded"), detail: Vips.takeError())
         }
         defer { g_free(data) }
-        return Array(UnsafeRawBufferPointer(start: data, count: length))
+        return body(UnsafeRawBufferPointer(start: data, count: length))
     }
 }
 
