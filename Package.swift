@@ -37,7 +37,7 @@ let package = Package(
         .target(
             name: "CVips", cSettings: [.unsafeFlags(glibIncludes)],
             linkerSettings: [
-                .linkedLibrary("vips"), .linkedLibrary("heif"), .linkedLibrary("gobject-2.0"),
+                .linkedLibrary("vips"), .linkedLibrary("heif"), .linkedLibrary("webp"), .linkedLibrary("gobject-2.0"),
                 .linkedLibrary("glib-2.0"),
             ]),
         // FFmpeg's libraries behind fixed-arity calls: a video's facts and the frame at a moment.
@@ -143,7 +143,8 @@ let package = Package(
             name: "ImagingTestSupport", dependencies: ["Imaging", "CVips", "Core"], path: "Tests/ImagingTestSupport",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport", "Syscalls"],
+            name: "ImagingTests",
+            dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport", "Syscalls", "CVips"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(

@@ -377,6 +377,17 @@ int cvips_load_buffer_pages(const void *data, size_t length, VipsImage **out) {
 // ---- HEIF colour description (libheif directly: libvips 8.14 ignores a HEIF's nclx) ----
 
 #include <libheif/heif.h>
+#include <webp/decode.h>
+
+unsigned char *cvips_webp_decode(const void *data, size_t length, int *width, int *height, int *bands) {
+    WebPBitstreamFeatures features;
+    if (WebPGetFeatures(data, length, &features) != VP8_STATUS_OK || features.has_animation) return NULL;
+    *bands = features.has_alpha ? 4 : 3;
+    return features.has_alpha ? WebPDecodeRGBA(data, length, width, height)
+                              : WebPDecodeRGB(data, length, width, height);
+}
+
+void cvips_webp_free(void *pixels) { WebPFree(pixels); }
 
 typedef struct {
     int fd;

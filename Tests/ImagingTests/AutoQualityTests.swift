@@ -1,3 +1,4 @@
+import CVips
 import Core
 import Foundation
 import ImagingTestSupport
@@ -67,6 +68,28 @@ import Testing
         #expect(fast < 0.98 && fast > 0.5)
         let same = LumaSSIM(pixels: a.pixels, width: a.width, height: a.height, bands: a.bands)
         #expect(abs((same.compare(pixels: a.pixels, bands: a.bands) ?? 0) - 1) < 1e-12)
+    }
+
+    /// WebP candidates are decoded by libwebp itself, not libvips' loader: the same
+    /// pixels, so the same SSIM (with and without alpha).
+    @Test(arguments: ["medium.jpg", "alpha.png"])
+    func libwebpDecodesCandidatesAsLibvipsDoes(photo: String) throws {
+        let path = try Photos.path(photo)
+        let webp = try Self.render(path, "w=200&format=webp&q=40").bytes
+        let viaLibvips = try ImageFile.decode(webp)
+        var (width, height, bands): (Int32, Int32, Int32) = (0, 0, 0)
+        let pixels = try #require(
+            webp.withUnsafeBytes { cvips_webp_decode($0.baseAddress, $0.count, &width, &height, &bands) })
+        defer { cvips_webp_free(pixels) }
+        let count = Int(width * height * bands)
+        #expect(Int(width) == viaLibvips.width && Int(height) == viaLibvips.height && Int(bands) == viaLibvips.bands)
+        #expect(Array(UnsafeRawBufferPointer(start: pixels, count: count)) == viaLibvips.pixels, "\(photo)")
+        let reference = try ImageFile.decode(try Self.render(path, "w=200&format=png").bytes)
+        let measure = LumaSSIM(
+            pixels: reference.pixels, width: reference.width, height: reference.height, bands: reference.bands)
+        let score = try #require(
+            Encoder.webpSSIM(webp, measure, size: Size(width: reference.width, height: reference.height)))
+        #expect(abs(score - Self.directSSIM(reference, viaLibvips)) < 1e-9, "\(photo): \(score)")
     }
 
     /// On photos, in JPEG and WebP: a quality in range, SSIM at or above the target measured
