@@ -3,7 +3,9 @@
 # three widths, as JPEG and WebP. For each: bytes, and SSIM of luma against the unencoded
 # result (the same request as PNG; pyvips' own PNG for pyvips), measured by
 # `aspect-bench ssim`; and the time of the q=auto miss beside the q=80 miss (each the
-# first request for its key). Medians over the set.
+# first request for its key). Medians over the set. Then q=auto's search replayed on each
+# result measured at every quality from 30 to 90 (`aspect-bench search`): the encodes it
+# makes, and whether its choice is within 2 of the lowest quality that keeps the picture.
 #
 #   bash bench/quality.sh
 # Env: WIDTHS ("300 600 1200"), FORMATS ("jpeg webp").
@@ -59,6 +61,8 @@ PY
         "$("$BIN/aspect-bench" ssim "$f0.png" "$f0.auto.$(ext "$fmt")")" "$as" \
         "$fb" "$("$BIN/aspect-bench" ssim "$f0.png" "$f0.q80.$(ext "$fmt")")" "$fs" \
         "$(stat -c %s "$pv")" "$("$BIN/aspect-bench" ssim "$f0.pyvips.png" "$pv")" >> "$out/rows.tsv"
+      printf '%s\t%s\t%s\t%s\n' "$img" "$w" "$fmt" "$("$BIN/aspect-bench" search "$f0.png" "$fmt" | tr ' ' '\t')" \
+        >> "$out/search.tsv"
     done
   done
 done
@@ -83,4 +87,18 @@ for fmt in sorted({r["format"] for r in rows}) + ["all"]:
           f"{med(s8):.4f} | {med(pv):.2f}×, {med(ps):.4f} | {med(t):.2f}× |")
 PY
 echo
-echo "rows: $out/rows.tsv"
+echo "### q=auto's search replayed on every quality's measure of the same results"
+echo
+python3 - "$out/search.tsv" <<'PY'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+print("| format | results | encodes (mean, median, max) | choice within 2 of the lowest that keeps it |")
+print("|---|---:|---:|---:|")
+for fmt in sorted({r[2] for r in rows}) + ["all"]:
+    rs = [r for r in rows if fmt in ("all", r[2])]
+    e = [int(r[5]) for r in rs]
+    ok = sum(0 <= int(r[3]) - int(r[4]) <= 2 for r in rs)
+    print(f"| {fmt} | {len(rs)} | {statistics.mean(e):.1f}, {statistics.median(e):.0f}, {max(e)} | {ok} of {len(rs)} |")
+PY
+echo
+echo "rows: $out/rows.tsv, $out/search.tsv"

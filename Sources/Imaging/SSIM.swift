@@ -160,19 +160,41 @@ struct LumaSSIM {
 /// The measure `q=auto` uses, for tools (bench/quality.sh): SSIM of the luma of two
 /// encoded images of one size.
 public enum Similarity {
+    static func decoded(_ bytes: [UInt8]) throws(ImagingError) -> VImage {
+        let image = try VImage.make(.decode, AspectError(.unsupportedSource, "the image cannot be decoded")) {
+            out in bytes.withUnsafeBytes { raw in cvips_load_buffer(raw.baseAddress, raw.count, out, 0) }
+        }
+        return try Pipeline.toSRGB(image)
+    }
+
     public static func lumaSSIM(reference: [UInt8], candidate: [UInt8]) throws(ImagingError) -> Double {
         try Vips.start()
-        func decoded(_ bytes: [UInt8]) throws(ImagingError) -> VImage {
-            let image = try VImage.make(.decode, AspectError(.unsupportedSource, "the image cannot be decoded")) {
-                out in bytes.withUnsafeBytes { raw in cvips_load_buffer(raw.baseAddress, raw.count, out, 0) }
-            }
-            return try Pipeline.toSRGB(image)
-        }
         let (a, b) = (try decoded(reference), try decoded(candidate))
         let measure = LumaSSIM(pixels: try a.pixels(), width: a.width, height: a.height, bands: a.bands)
         guard let score = measure.compare(pixels: try b.pixels(), bands: b.bands) else {
             throw ImagingError(.process, AspectError(.badParam, "the two images differ in size: \(a.size), \(b.size)"))
         }
         return score
+    }
+
+    /// The measure `q=auto` takes at every quality of `qualities`: `reference` (an image
+    /// file of the unencoded result) encoded in `format` as the service encodes it, decoded
+    /// again and compared; for tools (bench/quality.sh replays the search on it).
+    public static func curve(reference: [UInt8], format: ImageFormat, qualities: ClosedRange<Int>)
+        throws(ImagingError) -> [Int: Double]
+    {
+        try Vips.start()
+        let image = try decoded(reference)
+        let measure = LumaSSIM(pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
+        var scores: [Int: Double] = [:]
+        for q in qualities {
+            // libvips decodes from the bytes lazily: they must outlive the decode.
+            let bytes = try Encoder.encode(image, format: format, quality: q)
+            let candidate = try decoded(bytes)
+            scores[q] = try withExtendedLifetime(bytes) { () throws(ImagingError) -> Double? in
+                try candidate.withPixels { measure.compare(pixels: $0, bands: candidate.bands) }
+            }
+        }
+        return scores
     }
 }

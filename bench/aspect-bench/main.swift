@@ -14,6 +14,10 @@ import Imaging
 //       round and round, and files that fail are counted (`failed=…`), not fatal.
 //   aspect-bench ssim REFERENCE CANDIDATE
 //       the SSIM of luma that q=auto measures, of two image files of one size.
+//   aspect-bench search REFERENCE FORMAT
+//       q=auto's search replayed on REFERENCE (the unencoded result) measured at every
+//       quality from 30 to 90: prints `chosen lowest encodes` (the search's choice, the
+//       lowest quality that keeps the picture, and the encodes the search made).
 
 func option(_ name: String, _ args: [String], default value: String) -> String {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
@@ -45,6 +49,25 @@ if mode == "ssim" {
     else { fail("usage: aspect-bench ssim REFERENCE CANDIDATE") }
     do throws(ImagingError) {
         print(String(format: "%.5f", try Similarity.lumaSSIM(reference: Array(a), candidate: Array(b))))
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+if mode == "search" {
+    guard args.count == 3, let a = FileManager.default.contents(atPath: args[1]),
+        let format = ImageFormat(rawValue: args[2])
+    else { fail("usage: aspect-bench search REFERENCE FORMAT") }
+    let target = AutoQuality()
+    do throws(ImagingError) {
+        let scores = try Similarity.curve(reference: Array(a), format: format, qualities: target.min...target.max)
+        var measured = Set<Int>()
+        let chosen = target.search { (q: Int) -> Double in
+            measured.insert(q)
+            return scores[q] ?? 0
+        }
+        let lowest = (target.min...target.max).first { (scores[$0] ?? 0) >= target.ssim } ?? target.max
+        print(chosen, lowest, measured.count + (measured.contains(chosen) ? 0 : 1))
         exit(0)
     } catch {
         fail("\(error)")
