@@ -28,14 +28,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 out=$(mktemp -d); echo "raw output: $out" >&2
 PORTS=(18531 18532 18533); FRONT=18530; MOTO=18534
 
-"$BIN" samples "$out/samples" >/dev/null
-mkdir -p "$out/images"
-sources=()
-for i in 0 1 2 3 4 5; do
-  for f in landscape.jpg portrait.jpg logo.png square.webp; do
-    cp "$out/samples/$f" "$out/images/s$i-$f"; sources+=("s$i-$f")
-  done
-done
+many_sources
 
 pids=(0 0 0); moto_pid=0
 cleanup() {

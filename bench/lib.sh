@@ -56,3 +56,16 @@ http {
 }
 CONF
 }
+
+# many_sources: 24 sources in $out/images, the four samples ($BIN samples) under six names
+# each (distinct names, distinct hashes), their names in the array `sources`.
+many_sources() {
+  "$BIN" samples "$out/samples" >/dev/null
+  mkdir -p "$out/images"
+  sources=()
+  for i in 0 1 2 3 4 5; do
+    for f in landscape.jpg portrait.jpg logo.png square.webp; do
+      cp "$out/samples/$f" "$out/images/s$i-$f"; sources+=("s$i-$f")
+    done
+  done
+}

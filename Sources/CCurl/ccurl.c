@@ -22,6 +22,12 @@ typedef struct {
     int write_failed;
 } sink;
 
+/// Whether nothing of the answer has come into a sink yet, body or error body.
+static int sink_empty(const void *state) {
+    const sink *s = state;
+    return s->out->bytes == 0 && s->error_body_used == 0;
+}
+
 static size_t on_body(char *data, size_t size, size_t count, void *context) {
     sink *s = context;
     size_t n = size * count;
@@ -61,6 +67,21 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
 static int reused_connection_failed(CURLcode code) {
     return code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_WEIRD_SERVER_REPLY || code == CURLE_GOT_NOTHING ||
            code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR;
+}
+
+/// curl_easy_perform, and once more on a new connection when a kept-alive one failed before
+/// any of the answer arrived (`nothing_received` is asked after the first try): closed by
+/// the origin meanwhile, or holding bytes an earlier answer sent past its Content-Length
+/// (read as the start of this answer).
+static void perform(CURL *handle, ccurl_result *out, int (*nothing_received)(const void *), const void *state) {
+    out->code = curl_easy_perform(handle);
+    long connects = 0;
+    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
+    if (connects == 0 && nothing_received(state) && reused_connection_failed(out->code)) {
+        out->error[0] = 0;
+        curl_easy_setopt(handle, CURLOPT_FRESH_CONNECT, 1L);
+        out->code = curl_easy_perform(handle);
+    }
 }
 
 static void copy_header(CURL *handle, const char *name, char *into, size_t size) {
@@ -113,17 +134,7 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &s);
 
-    out->code = curl_easy_perform(handle);
-    long connects = 0;
-    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
-    if (connects == 0 && out->bytes == 0 && s.error_body_used == 0 && reused_connection_failed(out->code)) {
-        // A kept-alive connection that was not what it seemed: closed by the origin
-        // meanwhile, or holding bytes an earlier answer sent past its Content-Length
-        // (read as the start of this answer). Once more, on a new connection.
-        out->error[0] = 0;
-        curl_easy_setopt(handle, CURLOPT_FRESH_CONNECT, 1L);
-        out->code = curl_easy_perform(handle);
-    }
+    perform(handle, out, sink_empty, &s);
     if (out->code == CURLE_FILESIZE_EXCEEDED) out->too_large = 1;
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &out->status);
     curl_off_t length = -1;
@@ -151,6 +162,8 @@ typedef struct {
     long long max_bytes;
     int too_large;
 } membuf;
+
+static int membuf_empty(const void *state) { return ((const membuf *)state)->length == 0; }
 
 static size_t on_memory(char *ptr, size_t size, size_t n, void *userdata) {
     membuf *b = userdata;
@@ -193,14 +206,7 @@ void ccurl_request(CURL *handle, const char *method, const char *url, const char
     }
     curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_memory);
     curl_easy_setopt(handle, CURLOPT_WRITEDATA, &b);
-    out->code = curl_easy_perform(handle);
-    long connects = 0;
-    curl_easy_getinfo(handle, CURLINFO_NUM_CONNECTS, &connects);
-    if (connects == 0 && b.length == 0 && reused_connection_failed(out->code)) {
-        out->error[0] = 0;
-        curl_easy_setopt(handle, CURLOPT_FRESH_CONNECT, 1L);
-        out->code = curl_easy_perform(handle);
-    }
+    perform(handle, out, membuf_empty, &b);
     out->too_large = b.too_large;
     out->bytes = (long long)b.length;
     curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &out->status);

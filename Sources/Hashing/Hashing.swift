@@ -2,13 +2,7 @@ internal import CGLib
 
 /// SHA-256, by GLib's GChecksum: the cache's keys.
 public enum SHA256 {
-    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBytes { raw in
-            out.withUnsafeMutableBufferPointer { cglib_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
-        }
-        return out
-    }
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] { glibDigest(bytes, size: 32, cglib_sha256) }
 
     /// Lower-case hex digest of `text`'s UTF-8 bytes.
     public static func hex(_ text: String) -> String { Hex.string(digest(Array(text.utf8))) }
@@ -16,13 +10,18 @@ public enum SHA256 {
 
 /// MD5, by GLib's GChecksum: S3's Content-MD5 on DeleteObjects, nothing that needs security.
 public enum MD5 {
-    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 16)
-        bytes.withUnsafeBytes { raw in
-            out.withUnsafeMutableBufferPointer { cglib_md5(raw.baseAddress, raw.count, $0.baseAddress) }
-        }
-        return out
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] { glibDigest(bytes, size: 16, cglib_md5) }
+}
+
+/// One of CGLib's digests of `bytes`, `size` bytes long.
+private func glibDigest(
+    _ bytes: [UInt8], size: Int, _ digest: (UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?) -> Void
+) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: size)
+    bytes.withUnsafeBytes { raw in
+        out.withUnsafeMutableBufferPointer { digest(raw.baseAddress, raw.count, $0.baseAddress) }
     }
+    return out
 }
 
 /// HMAC-SHA256, by GLib's GHmac: signed URLs, and AWS Signature V4.

@@ -113,19 +113,12 @@ enum Encoder {
         var made: [Int: [UInt8]] = [:]
         var undecodable = false
         /// The SSIM of `q`'s result; 1 once a result cannot be decoded (the search then
-        /// ends quickly, and its answer is set aside below). A WebP is decoded by libwebp
-        /// itself (the pixels libvips' loader gives, in a third of the time).
+        /// ends quickly, and its answer is set aside below).
         func measure(_ q: Int) throws(ImagingError) -> Double {
             if undecodable { return 1 }
             let bytes = try encode(q)
             made[q] = bytes
-            if format == .webp, let score = Self.webpSSIM(bytes, reference, size: image.size) { return score }
-            let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
-                bytes.withUnsafeBytes { raw in cvips_load_buffer_sequential(raw.baseAddress, raw.count, out) }
-            }
-            guard let decoded, decoded.size == image.size, let srgb = try? Pipeline.toSRGB(decoded),
-                let score = try? srgb.withPixels({ reference.compare(pixels: $0, bands: srgb.bands) })
-            else {
+            guard let score = ssim(of: bytes, format: format, against: reference, size: image.size) else {
                 undecodable = true
                 return 1
             }
@@ -142,6 +135,22 @@ enum Encoder {
         }
         // Max, when nothing lower kept the picture, has not been encoded: empty bytes say so.
         return Encoded(bytes: made[q] ?? [], quality: q)
+    }
+
+    /// An encoded result's SSIM against `reference`, the unencoded image of `size`; nil
+    /// when it cannot be decoded again or is another size. A WebP is decoded by libwebp
+    /// itself (the pixels libvips' loader gives, in a third of the time); the rest by
+    /// libvips, read once from top to bottom.
+    static func ssim(of bytes: [UInt8], format: ImageFormat, against reference: LumaSSIM, size: Size) -> Double? {
+        if format == .webp, let score = webpSSIM(bytes, reference, size: size) { return score }
+        // libvips decodes from the bytes lazily: they must outlive the decode.
+        return withExtendedLifetime(bytes) {
+            let decoded = try? VImage.make(.decode, AspectError(.internalError, "")) { out in
+                bytes.withUnsafeBytes { raw in cvips_load_buffer_sequential(raw.baseAddress, raw.count, out) }
+            }
+            guard let decoded, decoded.size == size, let srgb = try? Pipeline.toSRGB(decoded) else { return nil }
+            return try? srgb.withPixels { reference.compare(pixels: $0, bands: srgb.bands) }
+        }
     }
 
     /// A WebP result's SSIM against `reference`, decoded by libwebp; nil when libwebp

@@ -188,12 +188,8 @@ public enum Similarity {
         let measure = LumaSSIM(pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
         var scores: [Int: Double] = [:]
         for q in qualities {
-            // libvips decodes from the bytes lazily: they must outlive the decode.
             let bytes = try Encoder.encode(image, format: format, quality: q)
-            let candidate = try decoded(bytes)
-            scores[q] = try withExtendedLifetime(bytes) { () throws(ImagingError) -> Double? in
-                try candidate.withPixels { measure.compare(pixels: $0, bands: candidate.bands) }
-            }
+            scores[q] = Encoder.ssim(of: bytes, format: format, against: measure, size: image.size)
         }
         return scores
     }

@@ -17,6 +17,14 @@ final class MotoServer: Sendable {
 
     var endpoint: String { "http://127.0.0.1:\(port)" }
 
+    /// What `aspect serve` needs to reach this server: its endpoint, path-style, its keys.
+    var clientEnvironment: [String: String] {
+        [
+            "ASPECT_S3_ENDPOINT": endpoint, "ASPECT_S3_PATHSTYLE": "true",
+            "AWS_ACCESS_KEY_ID": accessKeyId, "AWS_SECRET_ACCESS_KEY": secretAccessKey,
+        ]
+    }
+
     /// One for the whole test run; nil with the reason when it cannot start.
     static let shared: Result<MotoServer, TestError> = {
         do {

@@ -24,13 +24,11 @@ import Testing
     func serve(_ env: [String: String] = [:], prefix: String = "photos") throws -> ServeProcess {
         try ServeProcess(
             dir: dir,
-            env: [
+            // The keys as the standard AWS variables: what every S3 tool reads, and Aspect too.
+            env: moto.clientEnvironment.merging([
                 "ASPECT_IMAGES_ROOT": "s3://\(moto.bucket)/\(prefix)", "ASPECT_CACHE_DIR": "cache-\(UUID().uuidString)",
-                "ASPECT_S3_ENDPOINT": moto.endpoint, "ASPECT_S3_PATHSTYLE": "true",
-                // The standard AWS variables: what every S3 tool reads, and Aspect too.
-                "AWS_ACCESS_KEY_ID": moto.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
                 "AWS_SESSION_TOKEN": "", "AWS_ENDPOINT_URL": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "",
-            ].merging(env) { $1 })
+            ]) { $1 }.merging(env) { $1 })
     }
 
     /// The access log and the event log, once the server has stopped.

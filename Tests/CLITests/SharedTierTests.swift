@@ -19,12 +19,10 @@ import Testing
     func replica(_ name: String, _ env: [String: String] = [:]) throws -> ServeProcess {
         try ServeProcess(
             samples: dir,
-            env: [
+            env: moto.clientEnvironment.merging([
                 "ASPECT_CACHE_DIR": "cache-\(name)", "ASPECT_CACHE_SHARED": "s3://\(moto.bucket)/\(prefix)",
-                "ASPECT_S3_ENDPOINT": moto.endpoint, "ASPECT_S3_PATHSTYLE": "true",
-                "AWS_ACCESS_KEY_ID": moto.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey,
                 "ASPECT_SECURITY_ADMINTOKEN": "admin-token-1234",
-            ].merging(env) { $1 })
+            ]) { $1 }.merging(env) { $1 })
     }
 
     func metric(_ port: Int, _ name: String) throws -> Int {
