@@ -35,42 +35,50 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
     /// For the cache key: a result made under other settings is another result.
     public var description: String { "q-auto=\(min)-\(max)-\(decimalString(ssim))" }
 
+    /// The widest a bracket may close at: the quality that kept the picture, 3 above the
+    /// highest that did not, is then within 2 of the lowest that keeps it (SPEC).
+    static let closed = 3
+
     /// The search: `measure(q)` encodes at `q` and gives the result's SSIM; the lowest
-    /// quality found to keep the picture, with the lowest that did not at most 2 below it
-    /// (or the range's floor). `max` is never measured: it is the answer both when it
-    /// keeps the picture and when it does not, so the caller encodes it only if chosen.
+    /// quality found to keep the picture, with the highest that did not at most 3 below it
+    /// (or the range's floor), so within 2 of the lowest. `max` is never measured: it is
+    /// the answer both when it keeps the picture and when it does not, so the caller
+    /// encodes it only if chosen.
     ///
     /// Each next quality is where the measures so far say the SSIM crosses the target:
     /// `ln(1 − SSIM)` is close to a straight line in the quality, so the line through the
     /// two measures nearest the target (or one, at `slope`) is followed, rounded up so that
-    /// the quality tried is likely to keep the picture; once one has, the quality 2 below
-    /// it is tried, which is likely not to, and closes the search. A quality is only tried
-    /// when, whatever it shows, bisection could still finish within `encodes`: where the
-    /// line points further, the nearest quality that keeps that promise is tried instead.
-    /// On photos that is three or four encodes where bisection made five and the chosen
-    /// one again (docs/design.md).
+    /// the quality tried is likely to keep the picture; once one has, the quality 3 below
+    /// it is tried, which is likely not to, and closes the search. Two rules hold the line
+    /// in: a quality is only tried when, whatever it shows, bisection could still finish
+    /// within `encodes`; and once the bracket is narrow enough for one more quality to
+    /// close it whatever it shows, only such a quality is tried. Where the line points
+    /// elsewhere, the nearest quality that keeps the rules is tried instead. On photos
+    /// that is three encodes where bisection made five and the chosen one again
+    /// (docs/design.md).
     public func search<E: Error>(_ measure: (Int) throws(E) -> Double) throws(E) -> Int {
         let target = Self.distortion(ssim)
         var (bad, best) = (min - 1, max)
         var bestMeasured = false
         var measured: [(q: Int, d: Double)] = []
-        while best - bad > 2 {
+        while best - bad > Self.closed {
             let remaining = Self.encodes - measured.count
-            /// Whether trying `q` leaves a search bisection finishes within the encodes left.
-            func keepsThePromise(_ q: Int) -> Bool {
-                let keeps = Self.bisections(q - bad)
-                let falls = Self.bisections(best - q) + (bestMeasured ? 0 : 1)
-                return 1 + Swift.max(keeps, falls) <= remaining
+            /// The encodes bisection needs at worst, after trying `q` and whatever it shows.
+            func cost(_ q: Int) -> Int {
+                1 + Swift.max(Self.bisections(q - bad), Self.bisections(best - q) + (bestMeasured ? 0 : 1))
             }
+            let span = (bad + 1)..<best
+            // Within the promise; and once one more quality can close the bracket, closing.
+            let least = span.map(cost).min() ?? 1
+            let allowed = best - bad <= 2 * Self.closed ? least : remaining
             var q = Swift.min(Swift.max(Int(predict(measured, target).rounded(.up)), bad + 1), best - 1)
-            // Just under the lowest that kept it: 2 under, which closes the search as well
+            // Just under the lowest that kept it: 3 under, which closes the search as well
             // when it falls short and goes further when it does not.
-            if q == best - 1 { q = best - 2 }
-            if !keepsThePromise(q) {
-                // The nearest that does; the middle when none does (a range so wide that
-                // bisection alone needs more encodes).
-                let span = (bad + 1)..<best
-                q = span.filter(keepsThePromise).min { abs($0 - q) < abs($1 - q) } ?? (bad + best) / 2
+            if q == best - 1 { q = Swift.max(best - Self.closed, bad + 1) }
+            if cost(q) > allowed {
+                // The nearest that keeps the rules; the middle when none does (a range so
+                // wide that bisection alone needs more encodes).
+                q = span.filter { cost($0) <= allowed }.min { abs($0 - q) < abs($1 - q) } ?? (bad + best) / 2
             }
             let score = try measure(q)
             measured.append((q, Self.distortion(score)))
@@ -99,10 +107,10 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
         return Double(a.q) + (a.d - target) / slope
     }
 
-    /// Probes bisection needs, at worst, to bring a bracket `width` wide to 2.
+    /// Probes bisection needs, at worst, to bring a bracket `width` wide to `closed`.
     static func bisections(_ width: Int) -> Int {
         var (w, n) = (width, 0)
-        while w > 2 {
+        while w > closed {
             w -= w / 2
             n += 1
         }

@@ -18,6 +18,8 @@ import Imaging
 //       q=auto's search replayed on REFERENCE (the unencoded result) measured at every
 //       quality from 30 to 90: prints `chosen lowest encodes` (the search's choice, the
 //       lowest quality that keeps the picture, and the encodes the search made).
+//   aspect-bench curve REFERENCE FORMAT
+//       the same measures themselves: one line, `quality:ssim` for each quality, 30 to 90.
 
 func option(_ name: String, _ args: [String], default value: String) -> String {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
@@ -54,13 +56,19 @@ if mode == "ssim" {
         fail("\(error)")
     }
 }
-if mode == "search" {
+if mode == "search" || mode == "curve" {
     guard args.count == 3, let a = FileManager.default.contents(atPath: args[1]),
         let format = ImageFormat(rawValue: args[2])
-    else { fail("usage: aspect-bench search REFERENCE FORMAT") }
+    else { fail("usage: aspect-bench \(mode) REFERENCE FORMAT") }
     let target = AutoQuality()
     do throws(ImagingError) {
         let scores = try Similarity.curve(reference: Array(a), format: format, qualities: target.min...target.max)
+        if mode == "curve" {
+            print(
+                (target.min...target.max).map { "\($0):" + String(format: "%.5f", scores[$0] ?? 0) }.joined(
+                    separator: " "))
+            exit(0)
+        }
         var measured = Set<Int>()
         let chosen = target.search { (q: Int) -> Double in
             measured.insert(q)
