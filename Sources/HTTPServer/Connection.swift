@@ -42,6 +42,8 @@ final class Connection {
     /// What the parser reported, until it is written.
     var parseError: HTTPError?
     var inFlight: InFlight?
+    /// In the loop's epoll set: not until it first waits for something.
+    var watched = false
     /// The epoll events asked for now.
     var interest: ConnectionStateMachine.Interest = []
     /// The time of this connection's own entry in the loop's timer queue, if it has one.

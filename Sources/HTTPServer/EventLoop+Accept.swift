@@ -56,9 +56,8 @@ extension EventLoop {
                 if error.errno == ECONNABORTED || error.errno == EPROTO || error.errno == EPERM { continue }
                 return
             }
+            // TCP_NODELAY comes from the listener (Listener.open).
             guard let fd else { return }
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let c = Connection(
                 id: nextID, fd: fd, limits: configuration.parserLimits,
                 machine: ConnectionStateMachine(now: now, timeouts: timeouts))
@@ -66,12 +65,15 @@ extension EventLoop {
             let over = stats.openConnections.load(ordering: .relaxed) >= configuration.maxConnections
             stats.openConnections.add(1, ordering: .relaxed)
             connections[c.id] = c
-            c.interest = c.machine.interest
-            _ = clinux_epoll_ctl(epoll, 1, fd, Self.epollEvents(c.interest), c.id)
             if over {
                 // Answered 503 and closed gracefully; it counts as open until then.
                 stats.refusedConnections.add(1, ordering: .relaxed)
                 perform(c.machine.refused(), c)
+            } else {
+                // The request has mostly arrived with the handshake: read it now, and a
+                // hit on a connection the client closes is answered and closed without
+                // ever entering the epoll set. `sync` adds the connection when it waits.
+                readAvailable(c)
             }
             sync(c)
         }

@@ -152,7 +152,7 @@ final class EventLoop: @unchecked Sendable {
         sync(c)
     }
 
-    private func readAvailable(_ c: Connection) {
+    func readAvailable(_ c: Connection) {
         var total = 0
         while total < Self.readBudget {
             let n: Int?
@@ -370,7 +370,11 @@ final class EventLoop: @unchecked Sendable {
     func sync(_ c: Connection) {
         guard c.isOpen else { return }
         let want = c.machine.interest
-        if want != c.interest {
+        if !c.watched {
+            c.watched = true
+            c.interest = want
+            _ = clinux_epoll_ctl(epoll, 1, c.fd, Self.epollEvents(want), c.id)
+        } else if want != c.interest {
             c.interest = want
             _ = clinux_epoll_ctl(epoll, 3, c.fd, Self.epollEvents(want), c.id)
         }

@@ -60,6 +60,40 @@ import Testing
         #expect(c.closedByPeer())
     }
 
+    /// Connections are not given TCP_NODELAY one by one: they inherit the listener's.
+    @Test func everyAcceptedConnectionHasNoDelayFromTheListener() throws {
+        let (listener, port) = try Listener.open(host: "127.0.0.1", port: 0)
+        defer { Glibc.close(listener) }
+        let client = try TestClient(port: port)
+        var fd: Int32 = -1
+        withExtendedLifetime(client) {
+            for _ in 0..<200 where fd < 0 {
+                fd = accept(listener, nil, nil)
+                if fd < 0 { usleep(5000) }
+            }
+        }
+        #expect(fd >= 0)
+        defer { Glibc.close(fd) }
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        #expect(getsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0)
+        #expect(value == 1)
+    }
+
+    /// A request already there when the connection is accepted, with the connection closed
+    /// after it: answered and closed on the spot, over and over.
+    @Test func aRequestSentWithTheConnectionIsAnsweredAndClosed() throws {
+        let s = try RunningServer()
+        defer { s.stop() }
+        for i in 0..<50 {
+            let c = try TestClient(port: s.port)
+            try c.send("GET /echo?\(i) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let r = try c.response()
+            #expect(r.status == 200 && r.text == "\(i)" && r.headers["connection"] == "close")
+            #expect(c.closedByPeer())
+        }
+    }
+
     @Test func headHasTheHeadersAndNoBody() throws {
         let s = try RunningServer()
         defer { s.stop() }
