@@ -28,9 +28,44 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
     /// Encodes a search may make, the one of the chosen quality included (SPEC).
     public static let encodes = 6
 
-    /// How fast `ln(1 − SSIM)` falls with the quality, where one measure is all there is to
-    /// go by: the median over the team's photos and the samples, 30 to 70, in JPEG.
-    static let slope = 0.02
+    /// What the SSIM curve is followed along: a line in `ln(1 − SSIM)` against the
+    /// quality itself, or against what the encoder makes of it.
+    public enum Axis: Sendable, Equatable {
+        /// The quality (JPEG, AVIF, JPEG XL).
+        case quality
+        /// libwebp's compression value: its quality `c` (0 to 1) is mapped to
+        /// `c · 2/3` below 0.75 and `2c − 1` from there (`QualityToCompression` in
+        /// libwebp's quantizer code), so a step in the quality moves the quantizer three
+        /// times as far above 75 as below it. WebP's curves are closer to a line along it
+        /// (R² 0.98 against 0.92 along the quality, median over bench/quality.sh's 18).
+        case webpCompression
+
+        /// The axis for `format`'s encoder.
+        public init(_ format: ImageFormat) {
+            self = format == .webp ? .webpCompression : .quality
+        }
+
+        /// Where quality `q` lies on the axis.
+        func position(_ q: Int) -> Double {
+            switch self {
+            case .quality: return Double(q)
+            case .webpCompression:
+                let c = Double(q) / 100
+                return c < 0.75 ? c * 2 / 3 : 2 * c - 1
+            }
+        }
+
+        /// How fast `ln(1 − SSIM)` falls along the axis where one measure is all there is
+        /// to go by: the median over the team's photos and the samples from 30 to 70
+        /// (0.02 a quality step in JPEG; 1.47 a unit of libwebp's value, about 0.0098 a
+        /// quality step below 75, in WebP).
+        var slope: Double {
+            switch self {
+            case .quality: 0.02
+            case .webpCompression: 1.47
+            }
+        }
+    }
 
     /// For the cache key: a result made under other settings is another result.
     public var description: String { "q-auto=\(min)-\(max)-\(decimalString(ssim))" }
@@ -46,17 +81,17 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
     /// encodes it only if chosen.
     ///
     /// Each next quality is where the measures so far say the SSIM crosses the target:
-    /// `ln(1 − SSIM)` is close to a straight line in the quality, so the line through the
-    /// two measures nearest the target (or one, at `slope`) is followed, rounded up so that
-    /// the quality tried is likely to keep the picture; once one has, the quality 3 below
-    /// it is tried, which is likely not to, and closes the search. Two rules hold the line
-    /// in: a quality is only tried when, whatever it shows, bisection could still finish
-    /// within `encodes`; and once the bracket is narrow enough for one more quality to
-    /// close it whatever it shows, only such a quality is tried. Where the line points
-    /// elsewhere, the nearest quality that keeps the rules is tried instead. On photos
-    /// that is three encodes where bisection made five and the chosen one again
+    /// `ln(1 − SSIM)` is close to a straight line along `axis`, so the line through the
+    /// two measures nearest the target (or one, at the axis' slope) is followed, rounded
+    /// up so that the quality tried is likely to keep the picture; once one has, the
+    /// quality 3 below it is tried, which is likely not to, and closes the search. Two
+    /// rules hold the line in: a quality is only tried when, whatever it shows, bisection
+    /// could still finish within `encodes`; and once the bracket is narrow enough for one
+    /// more quality to close it whatever it shows, only such a quality is tried. Where the
+    /// line points elsewhere, the nearest quality that keeps the rules is tried instead.
+    /// On photos that is three encodes where bisection made five and the chosen one again
     /// (docs/design.md).
-    public func search<E: Error>(_ measure: (Int) throws(E) -> Double) throws(E) -> Int {
+    public func search<E: Error>(along axis: Axis = .quality, _ measure: (Int) throws(E) -> Double) throws(E) -> Int {
         let target = Self.distortion(ssim)
         var (bad, best) = (min - 1, max)
         var bestMeasured = false
@@ -71,7 +106,7 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
             // Within the promise; and once one more quality can close the bracket, closing.
             let least = span.map(cost).min() ?? 1
             let allowed = best - bad <= 2 * Self.closed ? least : remaining
-            var q = Swift.min(Swift.max(Int(predict(measured, target).rounded(.up)), bad + 1), best - 1)
+            var q = Swift.min(Swift.max(predict(measured, target, along: axis), bad + 1), best - 1)
             // Just under the lowest that kept it: 3 under, which closes the search as well
             // when it falls short and goes further when it does not.
             if q == best - 1 { q = Swift.max(best - Self.closed, bad + 1) }
@@ -94,17 +129,20 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
     /// `ln(1 − SSIM)`, kept finite for a perfect match.
     static func distortion(_ ssim: Double) -> Double { log(Swift.max(1e-9, 1 - ssim)) }
 
-    /// Where the measures say the target is crossed: the middle of the range before any.
-    func predict(_ measured: [(q: Int, d: Double)], _ target: Double) -> Double {
+    /// Where the measures say the target is crossed, rounded up to the first quality at or
+    /// past it (`max` past the range): the middle of the range before any measure.
+    func predict(_ measured: [(q: Int, d: Double)], _ target: Double, along axis: Axis) -> Int {
         let nearest = measured.sorted { abs($0.d - target) < abs($1.d - target) }
-        guard let a = nearest.first else { return Double(min + max) / 2 }
-        var slope = Self.slope
+        guard let a = nearest.first else { return (min + max + 1) / 2 }
+        var slope = axis.slope
         if nearest.count > 1 {
             let b = nearest[1]
-            let s = (a.d - b.d) / Double(b.q - a.q)
+            let s = (a.d - b.d) / (axis.position(b.q) - axis.position(a.q))
             if s.isFinite, s > 0 { slope = s }
         }
-        return Double(a.q) + (a.d - target) / slope
+        let crossing = axis.position(a.q) + (a.d - target) / slope
+        guard crossing.isFinite else { return crossing < 0 ? min : max }
+        return (min...max).first { axis.position($0) >= crossing - 1e-9 } ?? max
     }
 
     /// Probes bisection needs, at worst, to bring a bracket `width` wide to `closed`.

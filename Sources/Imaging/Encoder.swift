@@ -124,7 +124,7 @@ enum Encoder {
             }
             return score
         }
-        let q = try target.search(measure)
+        let q = try target.search(along: AutoQuality.Axis(format), measure)
         if undecodable {
             _ = Vips.takeError()
             Vips.log(

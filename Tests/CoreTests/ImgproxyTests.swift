@@ -245,17 +245,19 @@ import Testing
 /// choice within 2 of the lowest quality that keeps the picture; Max when none below does.
 @Suite struct AutoQualitySearchTests {
     /// Runs the search on `ssim(q)`; the choice, the qualities measured, and the encodes.
-    static func run(_ ssim: (Int) -> Double) -> (q: Int, tries: [Int], encodes: Int) {
+    static func run(_ ssim: (Int) -> Double, along axis: AutoQuality.Axis = .quality) -> (
+        q: Int, tries: [Int], encodes: Int
+    ) {
         var tries: [Int] = []
-        let q = AutoQuality().search { (q: Int) -> Double in
+        let q = AutoQuality().search(along: axis) { (q: Int) -> Double in
             tries.append(q)
             return ssim(q)
         }
         return (q, tries, tries.count + (tries.contains(q) ? 0 : 1))
     }
 
-    static func check(_ ssim: (Int) -> Double, _ label: String) -> Int {
-        let (q, tries, encodes) = run(ssim)
+    static func check(_ ssim: (Int) -> Double, _ label: String, along axis: AutoQuality.Axis = .quality) -> Int {
+        let (q, tries, encodes) = run(ssim, along: axis)
         let lowest = (30...90).first { ssim($0) >= 0.985 } ?? 90
         #expect(encodes <= 6 && !tries.contains(90), "\(label): \(tries)")
         #expect(q >= lowest && q - lowest <= 2, "\(label): chose \(q), lowest \(lowest), after \(tries)")
@@ -265,9 +267,9 @@ import Testing
 
     /// A step at every threshold: a curve no line predicts, where the search falls back
     /// on bisection's promise.
-    @Test(arguments: Array(30...91))
-    func aStepAtAnyThreshold(threshold: Int) {
-        _ = Self.check({ $0 >= threshold ? 0.99 : 0.98 }, "step at \(threshold)")
+    @Test(arguments: Array(30...91), [AutoQuality.Axis.quality, .webpCompression])
+    func aStepAtAnyThreshold(threshold: Int, axis: AutoQuality.Axis) {
+        _ = Self.check({ $0 >= threshold ? 0.99 : 0.98 }, "step at \(threshold)", along: axis)
     }
 
     /// Curves as photos give (`ln(1 − SSIM)` falling in a line, steeply or slowly, crossing
@@ -283,6 +285,28 @@ import Testing
         }
         let mean = Double(encodes.reduce(0, +)) / Double(encodes.count)
         #expect(mean < 3.7, "mean \(mean) encodes over \(encodes.count) curves")
+    }
+
+    /// WebP's curves, straight along libwebp's compression value (which moves three times
+    /// as fast above quality 75 as below): the bounds kept, and fewer encodes followed
+    /// along that axis than along the quality.
+    @Test func curvesLikeWebPsTakeFewerEncodesAlongLibwebpsAxis() {
+        func position(_ q: Int) -> Double {
+            let c = Double(q) / 100
+            return c < 0.75 ? c * 2 / 3 : 2 * c - 1
+        }
+        var (along, across) = (0, 0)
+        var count = 0
+        for slope in stride(from: 0.5, through: 4.0, by: 0.25) {
+            for crossing in stride(from: 0.1, through: 0.9, by: 0.015) {
+                let curve = { (q: Int) -> Double in 1 - 0.015 * exp(-slope * (position(q) - crossing)) }
+                let label = "slope \(slope), crossing \(crossing)"
+                along += Self.check(curve, label, along: .webpCompression)
+                across += Self.check(curve, label, along: .quality)
+                count += 1
+            }
+        }
+        #expect(along < across, "\(along) encodes along libwebp's axis, \(across) along the quality, \(count) curves")
     }
 
     @Test func qAutoIsParsedAndCanonical() throws {

@@ -70,7 +70,7 @@ if mode == "search" || mode == "curve" {
             exit(0)
         }
         var measured = Set<Int>()
-        let chosen = target.search { (q: Int) -> Double in
+        let chosen = target.search(along: AutoQuality.Axis(format)) { (q: Int) -> Double in
             measured.insert(q)
             return scores[q] ?? 0
         }
