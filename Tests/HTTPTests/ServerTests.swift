@@ -94,6 +94,33 @@ import Testing
         }
     }
 
+    /// Connections read the moment they are accepted, before any epoll event: those that
+    /// close at once, are reset, or are reset halfway through a request all leave the
+    /// table, and the server serves on.
+    @Test func connectionsClosedOrResetAtOnceAreAllLetGo() throws {
+        let s = try RunningServer()
+        defer { s.stop() }
+        for i in 0..<150 {
+            let c = try TestClient(port: s.port)
+            if i % 3 == 1 { try c.send("GET /echo?\(i) HTTP/1.1\r\nHo") }
+            if i % 3 != 0 {
+                // Closing with a zero linger sends a reset, not a FIN.
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            }
+        }
+        var open = -1
+        for _ in 0..<500 {
+            open = s.server.stats.snapshot.connections
+            if open == 0 { break }
+            usleep(10_000)
+        }
+        #expect(open == 0, "\(open) connections still open")
+        let c = try TestClient(port: s.port)
+        try c.send(TestClient.get("/echo?after"))
+        #expect(try c.response().text == "after")
+    }
+
     @Test func headHasTheHeadersAndNoBody() throws {
         let s = try RunningServer()
         defer { s.stop() }
