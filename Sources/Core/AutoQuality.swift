@@ -104,8 +104,7 @@ public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
             }
             let span = (bad + 1)..<best
             // Within the promise; and once one more quality can close the bracket, closing.
-            let least = span.map(cost).min() ?? 1
-            let allowed = best - bad <= 2 * Self.closed ? least : remaining
+            let allowed = best - bad <= 2 * Self.closed ? span.map(cost).min() ?? 1 : remaining
             var q = Swift.min(Swift.max(predict(measured, target, along: axis), bad + 1), best - 1)
             // Just under the lowest that kept it: 3 under, which closes the search as well
             // when it falls short and goes further when it does not.

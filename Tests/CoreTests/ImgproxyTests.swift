@@ -291,10 +291,7 @@ import Testing
     /// as fast above quality 75 as below): the bounds kept, and fewer encodes followed
     /// along that axis than along the quality.
     @Test func curvesLikeWebPsTakeFewerEncodesAlongLibwebpsAxis() {
-        func position(_ q: Int) -> Double {
-            let c = Double(q) / 100
-            return c < 0.75 ? c * 2 / 3 : 2 * c - 1
-        }
+        let position = AutoQuality.Axis.webpCompression.position
         var (along, across) = (0, 0)
         var count = 0
         for slope in stride(from: 0.5, through: 4.0, by: 0.25) {
