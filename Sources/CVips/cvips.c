@@ -142,16 +142,17 @@ int cvips_open_header(VipsSource *source, int page, VipsImage **out) {
 // import anyway) and leaves RGB pixels in their own space.
 /// vips_thumbnail_source to exactly width × height, with the loader's options.
 static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int height, int fail_on, int export_srgb,
-                            const char *options) {
+                            const char *options, int no_rotate) {
     if (export_srgb)
         return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on",
-                                     fail_on, "option_string", options, "export_profile", "srgb", NULL);
+                                     fail_on, "option_string", options, "export_profile", "srgb", "no_rotate",
+                                     no_rotate, NULL);
     return vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_FORCE, "fail_on", fail_on,
-                                 "option_string", options, NULL);
+                                 "option_string", options, "no_rotate", no_rotate, NULL);
 }
 
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
-                          int export_srgb) {
+                          int export_srgb, int no_rotate) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
     // string does, with the page.
     char options[64] = "";
@@ -162,13 +163,13 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
         g_snprintf(p, sizeof p, "%spage=%d", options[0] ? "," : "", page);
         g_strlcat(options, p, sizeof options);
     }
-    return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options);
+    return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options, no_rotate);
 }
 
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
                              int export_srgb) {
     return thumbnail_forced(source, out, width, height, fail_on, export_srgb,
-                            fail_on == VIPS_FAIL_ON_ERROR ? "n=-1,fail_on=error" : "n=-1");
+                            fail_on == VIPS_FAIL_ON_ERROR ? "n=-1,fail_on=error" : "n=-1", 0);
 }
 
 int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int height) {
@@ -183,15 +184,37 @@ int cvips_shrink(VipsImage *in, VipsImage **out, double factor) { return vips_sh
 
 int cvips_zoom(VipsImage *in, VipsImage **out, int factor) { return vips_zoom(in, out, factor, factor, NULL); }
 
-int cvips_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height) {
-    double *corner = NULL;
-    int n = 0;
-    if (vips_getpoint(in, &corner, &n, 0, 0, NULL))
-        return -1;
-    VipsArrayDouble *background = vips_array_double_new(corner, n);
-    g_free(corner);
+int cvips_find_trim(VipsImage *in, double threshold, const double *color, int *left, int *top, int *width,
+                    int *height) {
+    // Transparency is flattened onto magenta first, as imgproxy does, so that a
+    // transparent border is a border of one colour.
+    VipsImage *flat = NULL;
+    if (vips_image_hasalpha(in)) {
+        VipsArrayDouble *magenta = vips_array_double_newv(3, 255.0, 0.0, 255.0);
+        int f = vips_flatten(in, &flat, "background", magenta, NULL);
+        vips_area_unref(VIPS_AREA(magenta));
+        if (f)
+            return -1;
+        in = flat;
+    }
+    VipsArrayDouble *background;
+    if (color) {
+        background = vips_array_double_newv(3, color[0], color[1], color[2]);
+    } else {
+        double *corner = NULL;
+        int n = 0;
+        if (vips_getpoint(in, &corner, &n, 0, 0, NULL)) {
+            if (flat)
+                g_object_unref(flat);
+            return -1;
+        }
+        background = vips_array_double_new(corner, n);
+        g_free(corner);
+    }
     int r = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
+    if (flat)
+        g_object_unref(flat);
     return r;
 }
 
@@ -219,7 +242,7 @@ void cvips_set_animation(VipsImage *in, int page_height, const int *delay, int n
 }
 
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
-                               int export_srgb) {
+                               int export_srgb, int no_rotate) {
     // The JPEG decoded at 1/shrink in libjpeg's DCT, then the same resize, rotation and
     // colour handling as vips_thumbnail_source, which would pick its own shrink.
     VipsImage *loaded;
@@ -227,8 +250,9 @@ int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, i
                              VIPS_ACCESS_SEQUENTIAL, NULL))
         return -1;
     int r = export_srgb ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                               "export_profile", "srgb", NULL)
-                        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+                                               "export_profile", "srgb", "no_rotate", no_rotate, NULL)
+                        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "no_rotate", no_rotate, NULL);
     g_object_unref(loaded);
     return r;
 }

@@ -11,22 +11,30 @@ struct LibvipsRenderer: Renderer {
     let thumbnailer: Thumbnailer
 
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        _ file: OpenFile, reading: SourceReading, wantFacts: Bool,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
         throws(ServiceFailure) -> RenderedImage
     {
         do throws(ImagingError) {
-            let r = try thumbnailer.render(file: file, page: page, trim: trim, wantFacts: wantFacts, order: order)
+            let r = try thumbnailer.render(file: file, reading: reading, wantFacts: wantFacts, order: order)
             return RenderedImage(bytes: r.bytes, format: r.format, quality: r.quality, facts: r.facts)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }
     }
 
-    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceFacts {
         do throws(ImagingError) {
-            return try thumbnailer.describe(file: file, page: page, trim: trim)
+            return try thumbnailer.describe(file: file, reading: reading)
+        } catch {
+            throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
+        }
+    }
+
+    func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription {
+        do throws(ImagingError) {
+            return try thumbnailer.header(file: file, reading: reading)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

@@ -14,6 +14,9 @@ extension FormatChoice {
         case .avif: .avif
         case .jxl: .jxl
         case .gif: .gif
+        // Resolved by `ImgproxyURL.keptFormat` where the source is known; this is its
+        // answer for a source of no format it keeps.
+        case .source: resultHasAlpha ? .png : .jpeg
         case .auto:
             if autoJxl, let accept, AcceptHeader.accepts(accept, "image/jxl") {
                 .jxl

@@ -99,7 +99,15 @@ public enum Geometry {
         // half (69/1600 is not exact as a Double, and 2400 × it came out 103.4999… for
         // SPEC's 103.5, which rounds to 104).
         let widthFirst = Int64(box.width) * Int64(source.height) <= Int64(box.height) * Int64(source.width)
-        let widthSets = r.mode == .fit || r.mode == .pad ? widthFirst : !widthFirst
+        var widthSets = r.mode == .fit || r.mode == .pad ? widthFirst : !widthFirst
+        // `w` alone or `h` alone: the side given sets the scale, so `w=50` is 50 wide. The
+        // other side of the box was rounded from the source's ratio, and letting it set
+        // the scale would round the given side again (640×427 at w=50: 49×33).
+        // (fill and stretch make the box itself, whichever side sets the scale.)
+        if r.ratio == nil, r.mode == .fit || r.mode == .pad, (r.width == nil) != (r.height == nil) {
+            widthSets = r.width != nil
+            s = widthSets ? sx : sy
+        }
         if !r.upscale, s > 1 {
             // Divide the box by s: the output needs no more pixels than the source has,
             // and keeps the requested aspect. Sides are at most the source's, so they fit.

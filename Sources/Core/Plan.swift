@@ -43,6 +43,8 @@ public struct Insets: Equatable, Hashable, Sendable {
         self.bottom = bottom
         self.left = left
     }
+
+    public static let zero = Insets(top: 0, right: 0, bottom: 0, left: 0)
 }
 
 /// What to do to a source to answer a request: every number the imaging step needs,

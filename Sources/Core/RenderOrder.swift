@@ -60,6 +60,8 @@ public struct RenderOrder: Equatable, Sendable {
     public var maxBytes: Int?
     /// `q=auto` (or `output.quality=auto` with no quality asked): the quality is searched.
     public var autoQuality: AutoQuality?
+    /// imgproxy's `keep_copyright`; nil: `output.keepCopyright`.
+    public var keepCopyright: Bool?
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
@@ -125,7 +127,9 @@ public struct RenderOrder: Equatable, Sendable {
         // of N frames is an animation the same way.
         let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
         let format: ImageFormat =
-            moving && request.format == .auto
+            request.format == .source
+            ? ImgproxyURL.keptFormat(source, request: request, animated: moving)
+            : moving && request.format == .auto
             ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
             : request.format.resolve(
                 accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
@@ -139,10 +143,12 @@ public struct RenderOrder: Equatable, Sendable {
         let auto =
             request.searchesQuality(limits) && quality == nil && AutoQuality.formats.contains(format) && !animated
             ? limits.autoQuality : nil
-        return RenderOrder(
+        var order = RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
             maxBytes: request.maxBytes, autoQuality: auto)
+        order.keepCopyright = request.keepCopyright
+        return order
     }
 }
 

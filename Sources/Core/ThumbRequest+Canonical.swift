@@ -8,7 +8,9 @@ extension ThumbRequest {
     public var normalizedPairs: [(name: String, value: String)] {
         var p: [(name: String, value: String)] = [("src", src)]
         if page != 1 { p.append(("page", "\(page)")) }
-        if let trim { p.append(("trim", decimalString(trim))) }
+        if let trim { p.append(("trim", trim.text)) }
+        if !autoRotate { p.append(("autorotate", "0")) }
+        if let keepCopyright { p.append(("copyright", keepCopyright ? "1" : "0")) }
         if let imgproxy {
             p.append(("imgproxy", imgproxy.text))
         } else {
@@ -61,6 +63,9 @@ extension ThumbRequest {
         if mode == .fill || mode == .pad {
             p.append(("gravity", gravity.rawValue))
             if gravity == .focus { p += [("fx", decimalString(focusX)), ("fy", decimalString(focusY))] }
+        } else if extend {
+            // The padding `extend` adds is placed by a compass gravity (else centred).
+            p.append(("gravity", (gravity.isCompass ? gravity : .center).rawValue))
         }
         p.append(("upscale", upscale ? "1" : "0"))
         p.append(("dpr", decimalString(dpr)))

@@ -50,7 +50,7 @@ extension ThumbRequest {
         if let v = values["upscale"] { r.upscale = try flag("upscale", v) }
         if let v = values["extend"] { r.extend = try flag("extend", v) }
         if let v = values["pixelate"] { r.pixelate = try integer("pixelate", v, 2...256) }
-        if let v = values["trim"] { r.trim = try decimal("trim", v, 0...100) }
+        if let v = values["trim"] { r.trim = Trim(threshold: try decimal("trim", v, 0...100)) }
         if let v = values["maxbytes"] { r.maxBytes = try integer("maxbytes", v, 1024...(1 << 30)) }
         if let v = values["padding"] {
             let sides = v.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -89,7 +89,13 @@ extension ThumbRequest {
             }
             r.background = c
         }
-        if let v = values["format"] { r.format = try choice("format", v, FormatChoice.self) }
+        if let v = values["format"] {
+            guard let f = FormatChoice(rawValue: v), FormatChoice.native.contains(f) else {
+                let allowed = FormatChoice.native.map(\.rawValue).joined(separator: ", ")
+                throw .badParam("format must be one of \(allowed), got \(quoted(v))")
+            }
+            r.format = f
+        }
         if let v = values["q"] {
             if v == "auto" { r.autoQuality = true } else { r.quality = try integer("q", v, 1...100) }
         }

@@ -52,6 +52,12 @@ public enum Shape: String, Sendable, CaseIterable {
 /// What the client asked for as the output format.
 public enum FormatChoice: String, Sendable, CaseIterable {
     case auto, jpeg, png, webp, avif, jxl, gif
+    /// imgproxy URLs without a format: the source's own, as imgproxy keeps it (not a
+    /// native value: `/thumb` refuses it).
+    case source
+
+    /// The values `/thumb`'s `format` takes.
+    public static let native: [FormatChoice] = [.auto, .jpeg, .png, .webp, .avif, .jxl, .gif]
 }
 
 /// A concrete output format.
@@ -162,8 +168,13 @@ public struct ThumbRequest: Equatable, Sendable {
     public var sharpen: Double?
     /// `frames=1`: the first frame of an animated source only.
     public var firstFrameOnly = false
-    /// `trim`: before `crop`, the border within this many levels of the top-left pixel cut away.
-    public var trim: Double?
+    /// `trim`: before `crop`, the uniform border cut away.
+    public var trim: Trim?
+    /// imgproxy's `auto_rotate`: false keeps the stored orientation (the native API always
+    /// applies EXIF orientation).
+    public var autoRotate = true
+    /// imgproxy's `keep_copyright`: nil follows `output.keepCopyright`.
+    public var keepCopyright: Bool?
     /// `extend`: pad a result smaller than the box as asked out to that box.
     public var extend = false
     /// `padding`: a `bg` margin around the result, in CSS pixels.

@@ -29,4 +29,17 @@ public struct HTTPRequestHead: Sendable, Equatable {
     }
 
     public var isHead: Bool { method == "HEAD" }
+
+    /// The target's path as sent, still percent-encoded: up to `?`, and from the path on
+    /// in an absolute-form target (`http://host/path`). What a signature over the path as
+    /// sent is checked against (imgproxy's, thumbor's).
+    public var rawPath: String {
+        var t = Substring(target)
+        if !t.hasPrefix("/"), let colon = t.firstIndex(of: ":") {
+            // scheme://authority/path: the path starts at the first `/` after the authority.
+            let authority = t[colon...].drop { $0 == ":" || $0 == "/" }
+            t = authority.firstIndex(of: "/").map { authority[$0...] } ?? "/"
+        }
+        return String(t.prefix { $0 != "?" })
+    }
 }

@@ -30,6 +30,8 @@ public struct SourceInfo: Equatable, Sendable {
     /// `trim`: the window of the upright source kept (`size` is then its size), and the
     /// whole upright source it was cut from.
     public var trim: Rect?
+    /// imgproxy's `auto_rotate:0`: decoded as stored, EXIF orientation not applied.
+    var noRotate = false
     var untrimmed: Size?
 
     /// What the planner is told.

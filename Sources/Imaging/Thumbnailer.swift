@@ -7,7 +7,7 @@ import Syscalls
 /// The libvips pipeline: a source file and Core's plan in, encoded bytes out.
 /// A value with no state but its limits: any number of threads may use one at once.
 public struct Thumbnailer: Sendable {
-    public let limits: ImagingLimits
+    public private(set) var limits: ImagingLimits
     /// The configured watermarks' images, by name, read at start-up (`watermark(file:)`).
     public var watermarks: [String: WatermarkImage] = [:]
 
@@ -41,29 +41,48 @@ public struct Thumbnailer: Sendable {
     public func thumbnail(file: OpenFile, request: ThumbRequest, requestLimits: RequestLimits, accept: String? = nil)
         throws(ImagingError) -> Rendered
     {
-        try render(file: file, page: request.page, trim: request.trim) { source throws(AspectError) in
+        try render(file: file, reading: request.reading) { source throws(AspectError) in
             try RenderOrder.plan(request, source: source, limits: requestLimits, accept: accept)
         }
     }
 
-    /// Reads the header of `page` (from 1) and checks the limits, asks `order` what to make
-    /// of a source so described (the planner's answer; its error is the header stage's),
-    /// and renders it: within `limits.processingTimeoutMs` from now, the header read included.
+    /// Reads the header of the page `reading` names and checks the limits, asks `order`
+    /// what to make of a source so described (the planner's answer; its error is the
+    /// header stage's), and renders it: within `limits.processingTimeoutMs` from now, the
+    /// header read included.
     public func render(
-        file: OpenFile, page: Int = 1, trim: Double? = nil, wantFacts: Bool = false,
+        file: OpenFile, reading: SourceReading = SourceReading(), wantFacts: Bool = false,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        var (input, source) = try open(file: file, page: page, deadline: deadline)
-        if let trim { source = try trimmed(input, source, threshold: trim, deadline: deadline) }
+        var (input, source) = try open(file: file, reading: reading, deadline: deadline)
+        if let trim = reading.trim { source = try trimmed(input, source, trim, deadline: deadline) }
         let wanted: RenderOrder
         do throws(AspectError) {
             wanted = try order(source.description)
         } catch {
             throw ImagingError(.header, error)
         }
+        // imgproxy's keep_copyright, per request; else output.keepCopyright.
+        var this = self
+        if let keep = wanted.keepCopyright { this.limits.keepCopyright = keep }
+        return try this.render(input, source, wanted, wantFacts: wantFacts, deadline: deadline)
+    }
+
+    /// What the header of the page `reading` names says, no pixel decoded, the limits checked.
+    public func header(file: OpenFile, reading: SourceReading = SourceReading()) throws(ImagingError)
+        -> SourceDescription
+    {
+        try open(file: file, reading: reading, deadline: .after(milliseconds: limits.processingTimeoutMs)).info
+            .description
+    }
+
+    private func render(
+        _ input: SourceInput, _ source: SourceInfo, _ wanted: RenderOrder, wantFacts: Bool, deadline: Deadline
+    ) throws(ImagingError) -> Rendered {
+        var source = source
         source.moment = wanted.moments.first
         var facts: SourceFacts?
         let encoded =
@@ -84,7 +103,7 @@ public struct Thumbnailer: Sendable {
 
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
     public func probe(path: String, page: Int = 1) throws(ImagingError) -> SourceInfo {
-        try open(file: OpenFile.opening(path), page: page, deadline: .none).info
+        try open(file: OpenFile.opening(path), reading: SourceReading(page: page), deadline: .none).info
     }
 
     /// A video's header by FFmpeg: the upright frame size (its pixels held to
@@ -136,9 +155,10 @@ public struct Thumbnailer: Sendable {
 
     /// Sniffs the loader, refuses formats not served, sanitises an SVG, reads the header of
     /// `page` and checks the limits: what every stage after it reads, and what it says.
-    func open(file: OpenFile, page: Int, deadline: Deadline) throws(ImagingError) -> (
+    func open(file: OpenFile, reading: SourceReading, deadline: Deadline) throws(ImagingError) -> (
         input: SourceInput, info: SourceInfo
     ) {
+        let page = reading.page
         guard let bytes = file.regularFileSize else {
             throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: "not a regular file")
         }
@@ -219,6 +239,12 @@ public struct Thumbnailer: Sendable {
             profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
             page: paged && page <= count ? page : 1)
         info.hdr = HDRCoding.of(file, format: format, page: info.page)
+        if !reading.autoRotate {
+            // imgproxy's auto_rotate:0: the pixels as stored.
+            info.size = stored
+            info.orientation = 1
+            info.noRotate = true
+        }
         return (input, info)
     }
 
@@ -227,11 +253,15 @@ public struct Thumbnailer: Sendable {
 
     /// What `/info` needs: the header (limits checked as for a render), and a decode by
     /// shrink-on-load to fit `previewSide` × `previewSide`, upright, in sRGB, as RGBA.
-    public func describe(file: OpenFile, page: Int = 1, trim: Double? = nil) throws(ImagingError) -> SourceFacts {
+    public func describe(file: OpenFile, reading: SourceReading = SourceReading()) throws(ImagingError)
+        -> SourceFacts
+    {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        var (input, info) = try open(file: file, page: page, deadline: deadline)
-        if let trim { info = try trimmed(input, info, threshold: trim, deadline: deadline) }
-        do throws(AspectError) { try info.description.check(page: page) } catch { throw ImagingError(.header, error) }
+        var (input, info) = try open(file: file, reading: reading, deadline: deadline)
+        if let trim = reading.trim { info = try trimmed(input, info, trim, deadline: deadline) }
+        do throws(AspectError) { try info.description.check(page: reading.page) } catch {
+            throw ImagingError(.header, error)
+        }
         // A video's placeholders are its default frame's (SPEC: Video).
         if let video = info.video {
             info.moment = RenderOrder.defaultMoment(
@@ -392,11 +422,14 @@ extension Thumbnailer {
     }
 
     /// `trim` (SPEC: Before the geometry): the upright source decoded whole, and the border
-    /// whose pixels lie within `threshold` levels of the top-left pixel's in every channel
-    /// found by libvips (`find_trim`, which smooths away single-pixel noise first); the
-    /// source's size becomes what is left. A source that is all border is left whole. For
-    /// stills: an animation's or a video's frames would each trim differently.
-    func trimmed(_ input: SourceInput, _ info: SourceInfo, threshold: Double, deadline: Deadline)
+    /// whose pixels lie within the threshold of the background (the trim's colour, else the
+    /// top-left pixel's) in every channel found by libvips (`find_trim`, which smooths away
+    /// single-pixel noise first; transparency flattened onto magenta first, as imgproxy
+    /// does); with `equalHorizontal`/`equalVertical` the smaller of two opposite cuts is
+    /// made on both sides. The source's size becomes what is left. A source that is all
+    /// border is left whole. For stills: an animation's or a video's frames would each
+    /// trim differently.
+    func trimmed(_ input: SourceInput, _ info: SourceInfo, _ trim: Trim, deadline: Deadline)
         throws(ImagingError) -> SourceInfo
     {
         guard info.frames == 1, info.video == nil else {
@@ -407,12 +440,27 @@ extension Thumbnailer {
         let whole = try Pipeline.toSRGB(
             try decodeResized(input, info, to: info.size, fastShrink: false, deadline: deadline))
         var (left, top, width, height): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        guard cvips_find_trim(whole.pointer, threshold, &left, &top, &width, &height) == 0 else {
+        let color = trim.color.map { [Double($0.red), Double($0.green), Double($0.blue)] } ?? []
+        let found = color.withUnsafeBufferPointer {
+            cvips_find_trim(
+                whole.pointer, trim.threshold, color.isEmpty ? nil : $0.baseAddress, &left, &top, &width, &height)
+        }
+        guard found == 0 else {
             throw ImagingError(
                 .process, AspectError(.internalError, "finding the border failed"), detail: Vips.takeError())
         }
         var out = info
-        guard width > 0, height > 0, Int(width) < info.size.width || Int(height) < info.size.height else { return out }
+        guard width > 0, height > 0 else { return out }
+        // imgproxy's equal_hor / equal_ver: the smaller cut of the two on both sides.
+        if trim.equalHorizontal {
+            let right = Int32(info.size.width) - left - width
+            if right > left { width += right - left } else { (left, width) = (right, width + left - right) }
+        }
+        if trim.equalVertical {
+            let bottom = Int32(info.size.height) - top - height
+            if bottom > top { height += bottom - top } else { (top, height) = (bottom, height + top - bottom) }
+        }
+        guard Int(width) < info.size.width || Int(height) < info.size.height else { return out }
         out.trim = Rect(x: Int(left), y: Int(top), width: Int(width), height: Int(height))
         out.untrimmed = info.size
         out.size = Size(width: Int(width), height: Int(height))
@@ -639,10 +687,13 @@ extension Thumbnailer {
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
         let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
         let toSRGB: Int32 = info.profile == .other ? 1 : 0
+        let noRotate: Int32 = info.noRotate ? 1 : 0
         var lazy = try decoding {
             shrink > 1
-                ? cvips_thumbnail_jpeg_force(source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB)
-                : cvips_thumbnail_force(source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB)
+                ? cvips_thumbnail_jpeg_force(
+                    source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB, noRotate)
+                : cvips_thumbnail_force(
+                    source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate)
         }
         if info.format == "pdf", lazy.hasAlpha {
             lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }

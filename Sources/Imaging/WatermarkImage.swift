@@ -20,7 +20,7 @@ extension Thumbnailer {
     /// its intrinsic size), upright, as RGBA.
     public func watermark(file: OpenFile) throws(ImagingError) -> WatermarkImage {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        let (input, info) = try open(file: file, page: 1, deadline: deadline)
+        let (input, info) = try open(file: file, reading: SourceReading(), deadline: deadline)
         guard info.frames == 1, info.video == nil else {
             throw ImagingError(
                 .header, AspectError(.badParam, "a watermark must be a still image; this one is animated or a video"))

@@ -265,7 +265,7 @@ public struct ServiceHandler: HTTPHandler {
     private func imgproxy(_ request: HTTPRequestHead) -> Route {
         let accept = request.headers["Accept"]
         let memoKey = RecentKeys.Target(
-            query: "imgproxy\u{0}" + request.path,
+            query: "imgproxy\u{0}" + request.rawPath,
             autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
         if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
@@ -274,9 +274,14 @@ public struct ServiceHandler: HTTPHandler {
         }
         let url: ImgproxyURL
         do throws(AspectError) {
-            let (signature, path) = try ImgproxyURL.split(request.path)
+            // Signed as sent (escapes kept), as imgproxy signs it; or as imgproxy reads it
+            // after undoing what proxies do to a URL (`%3A` in the options).
+            let (signature, path) = try ImgproxyURL.split(request.rawPath)
             if let imgproxySigner {
-                guard imgproxySigner.verify(signature, path: path) else {
+                guard
+                    imgproxySigner.verify(signature, path: path)
+                        || imgproxySigner.verify(signature, path: ImgproxyURL.redenormalized(path))
+                else {
                     throw AspectError(.badSignature, "the imgproxy signature does not match this URL")
                 }
             } else if signer != nil {
@@ -285,7 +290,7 @@ public struct ServiceHandler: HTTPHandler {
                     "imgproxy URLs need imgproxy.key and imgproxy.salt on a server that signs its URLs")
             }
             url = try ImgproxyURL.parse(
-                path: request.path, settings: imgproxySettings, limits: limits,
+                path: request.rawPath, settings: imgproxySettings, limits: limits,
                 now: Int64(Date().timeIntervalSince1970))
         } catch {
             return .respond(Self.error(error))
@@ -316,7 +321,7 @@ public struct ServiceHandler: HTTPHandler {
             return .respond(Self.error(failure))
         case .ready(let identity), .stale(let identity):
             if countsSourceCache { metrics.sourceCache(hit: true) }
-            return identified(known, identity)
+            return settling(known, identity)
         case .needsFetch:
             if countsSourceCache { metrics.sourceCache(hit: false) }
             return fetching(known)
@@ -358,7 +363,7 @@ public struct ServiceHandler: HTTPHandler {
                 case .failure(let failure):
                     responder.respond(Self.error(failure))
                 case .success(let identity):
-                    switch identified(known, identity) {
+                    switch settling(known, identity) {
                     case .respond(let r): responder.respond(r)
                     case .work(let job): responder.work(job)
                     case .deferred(let start): start(responder)
@@ -368,6 +373,33 @@ public struct ServiceHandler: HTTPHandler {
             if !queued {
                 // sources.queueDepth fetches waiting already: the same 503 as a full image queue.
                 responder.respond(.error(.queueFull(retryAfter: 1)))
+            }
+        }
+    }
+
+    /// An imgproxy URL whose format or geometry depends on the source (SPEC: imgproxy
+    /// URLs): its header read on a worker first, the request settled by it (the source's
+    /// format kept, the native request where it means the same on this source), then keyed.
+    /// The memo then holds the key, so the header is read once per URL, not per hit.
+    private func settling(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
+        guard known.endpoint == .thumb, ImgproxyURL.needsSource(known.parsed) else {
+            return identified(known, identity)
+        }
+        let (sources, renderer, limits) = (sources, renderer, limits)
+        return .work {
+            var settled = known
+            do throws(ServiceFailure) {
+                let file = try sources.open(identity).get()
+                let header = try renderer.header(file, reading: known.parsed.reading)
+                settled.parsed = ImgproxyURL.settle(known.parsed, source: header, limits: limits)
+            } catch {
+                return Self.error(error)
+            }
+            switch self.identified(settled, identity) {
+            case .respond(let r): return r
+            case .work(let job): return job()
+            case .deferred:
+                return Self.error(AspectError(.internalError, "a settled request was deferred"))
             }
         }
     }
@@ -411,7 +443,7 @@ public struct ServiceHandler: HTTPHandler {
         // A /thumb render of a whole still source can make /info's answer too, from the
         // same decode: the key it would have, when it is not stored yet.
         var infoKey: CacheKey?
-        if image, parsed.trim == nil, parsed.page == 1 {
+        if image, parsed.trim == nil, parsed.page == 1, parsed.autoRotate {
             let info = ThumbRequest(src: parsed.src)
             let k = CacheKey(
                 canonical: "/info?" + info.canonical, source: identity, format: "info",
@@ -529,7 +561,7 @@ struct RenderJob: Sendable {
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
                 if let info {
-                    let facts = try renderer.describe(file, page: request.page, trim: request.trim)
+                    let facts = try renderer.describe(file, reading: request.reading)
                     let json = try InfoDocument.make(
                         facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput)
                     results.keep(key.hex, json, kind: ResultKind.info, source: request.src)
@@ -537,7 +569,7 @@ struct RenderJob: Sendable {
                         ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
                 }
                 let (request, limits, accept) = (request, limits, accept)
-                let r = try renderer.render(file, page: request.page, trim: request.trim, wantFacts: infoKey != nil) {
+                let r = try renderer.render(file, reading: request.reading, wantFacts: infoKey != nil) {
                     source throws(AspectError) in
                     try RenderOrder.plan(request, source: source, limits: limits, accept: accept)
                 }

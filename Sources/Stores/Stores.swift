@@ -213,17 +213,20 @@ public struct SharedFigures: Sendable {
 /// Turns a source into a result: reads the header, asks `order` what to make (the
 /// service plans), and renders it; or describes it for `/info`.
 public protocol Renderer: Sendable {
-    /// The `page` (from 1) of the source, as `order` plans it once the header is read.
-    /// `trim`: the border within this many levels cut away first (SPEC: Before the geometry);
-    /// the description's size is then the trimmed one. `wantFacts`: `/info`'s facts too,
-    /// from the same decode, where it can.
+    /// The source read as `reading` says (its page, the border trimmed away first, EXIF
+    /// orientation applied or not), planned by `order` once the header is read; the
+    /// description's size is the trimmed one. `wantFacts`: `/info`'s facts too, from the
+    /// same decode, where it can.
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        _ file: OpenFile, reading: SourceReading, wantFacts: Bool,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
         throws(ServiceFailure) -> RenderedImage
-    /// The header's facts of `page` and a small upright decode (at most 100 pixels a side).
-    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts
+    /// The header's facts of the page and a small upright decode (at most 100 pixels a side).
+    func describe(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceFacts
+    /// What the header says, no pixel decoded (no trim applied): what an imgproxy URL's
+    /// request needs to know before it has a key (SPEC: imgproxy URLs).
+    func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription
 }
 
 /// What a fetching source store has counted, at one moment, for `/metrics`.

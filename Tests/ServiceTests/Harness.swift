@@ -262,7 +262,7 @@ final class ScriptRenderer: Renderer {
     }
 
     func render(
-        _ file: OpenFile, page: Int, trim: Double?, wantFacts: Bool,
+        _ file: OpenFile, reading: SourceReading, wantFacts: Bool,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     )
         throws(ServiceFailure) -> RenderedImage
@@ -291,11 +291,17 @@ final class ScriptRenderer: Renderer {
             format: planned.format, quality: planned.autoQuality?.max, facts: facts)
     }
 
-    func describe(_ file: OpenFile, page: Int, trim: Double?) throws(ServiceFailure) -> SourceFacts {
+    func describe(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceFacts {
         let source = try Self.source(file)
-        do throws(AspectError) { try source.check(page: page) } catch { throw ServiceFailure(error, stage: "header") }
+        do throws(AspectError) { try source.check(page: reading.page) } catch {
+            throw ServiceFailure(error, stage: "header")
+        }
         descriptions.add(1, ordering: .relaxed)
         return Self.facts(source)
+    }
+
+    func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription {
+        try Self.source(file)
     }
 
     static func facts(_ source: SourceDescription) -> SourceFacts {

@@ -46,13 +46,14 @@ int cvips_open_header(VipsSource *source, int page, VipsImage **out);
 /// embedded RGB profile is converted to sRGB too. fail_on: a VipsFailOn. page: from 0, for
 /// a PDF or a multi-page TIFF or HEIF (0 for any other). A PDF or SVG is drawn at the scale
 /// the size needs, larger than its own size too.
+/// no_rotate: the pixels as stored, EXIF orientation not applied (imgproxy's auto_rotate:0).
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
-                          int export_srgb);
+                          int export_srgb, int no_rotate);
 
 /// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
 /// thumbnailed to exactly width × height as cvips_thumbnail_force does.
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
-                               int export_srgb);
+                               int export_srgb, int no_rotate);
 
 /// Every frame of an animated source (loaded with n=-1), each resized to exactly
 /// width × height as cvips_thumbnail_force does: a strip of frames, page-height = height.
@@ -61,9 +62,12 @@ int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int
 /// An image in memory (a video's frame) resized to exactly width × height as
 /// cvips_thumbnail_force does, with no shrink-on-load to use.
 int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int height);
-/// The box of `in` whose pixels differ from its top-left pixel by more than `threshold`
-/// (of 255) in some band: libvips' find_trim, the background being that pixel.
-int cvips_find_trim(VipsImage *in, double threshold, int *left, int *top, int *width, int *height);
+/// The box of `in` whose pixels differ from the background by more than `threshold`
+/// (of 255) in some band: libvips' find_trim, the background being `color` (three
+/// doubles, sRGB) or, when NULL, the top-left pixel. An image with alpha is flattened
+/// onto magenta first, as imgproxy does.
+int cvips_find_trim(VipsImage *in, double threshold, const double *color, int *left, int *top, int *width,
+                    int *height);
 /// Images stacked top to bottom.
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
 /// An animation's page height (0 if none), its frame delays in ms (owned by the image,

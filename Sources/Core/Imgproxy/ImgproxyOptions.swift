@@ -17,6 +17,8 @@ struct OptionReader {
         self.settings = settings
         self.limits = limits
         self.now = now
+        // With no format, imgproxy keeps the source's (SPEC: imgproxy URLs).
+        request.format = .source
     }
 
     func bad(_ name: String, _ args: [String], _ why: String) -> AspectError {
@@ -176,17 +178,17 @@ struct OptionReader {
             geometry.cropHeight = args.count > 1 && !args[1].isEmpty ? try float(written, args[1]) : 0
             geometry.cropGravity = args.count > 2 ? try gravity(written, Array(args.dropFirst(2))) : nil
         case "trim":
+            // threshold:colour:equal_hor:equal_ver, as imgproxy's `applyTrimOption` reads them.
             try count(written, args, 1...4)
-            guard args.dropFirst().allSatisfy({ $0.isEmpty }) else {
-                throw bad(written, args, "only the threshold is supported: the border is the top-left pixel's colour")
-            }
-            if args[0].isEmpty {
+            guard !args[0].isEmpty else {
                 request.trim = nil
-            } else {
-                let t = try float(written, args[0])
-                guard t <= 100 else { throw bad(written, args, "the threshold must be from 0 to 100") }
-                request.trim = t
+                break
             }
+            var trim = Trim(threshold: try float(written, args[0]))
+            if args.count > 1, !args[1].isEmpty { trim.color = try hexColor(written, args, args[1]) }
+            if args.count > 2, !args[2].isEmpty { trim.equalHorizontal = try bool(written, args[2]) }
+            if args.count > 3, !args[3].isEmpty { trim.equalVertical = try bool(written, args[3]) }
+            request.trim = trim
         case "padding":
             try count(written, args, 1...4)
             func side(_ i: Int, _ fallback: Int) throws(AspectError) -> Int {
@@ -199,9 +201,7 @@ struct OptionReader {
             geometry.padding = [top, right, bottom, left]
         case "auto_rotate":
             try count(written, args, 1...1)
-            guard try bool(written, args[0]) else {
-                throw bad(written, args, "is not supported: EXIF orientation is always applied")
-            }
+            request.autoRotate = try bool(written, args[0])
         case "rotate":
             try count(written, args, 1...1)
             guard let n = Int(args[0]), n % 90 == 0 else { throw bad(written, args, "must be a multiple of 90") }
@@ -215,12 +215,7 @@ struct OptionReader {
             if args.count == 1, args[0].isEmpty {
                 request.background = nil
             } else if args.count == 1 {
-                // RRGGBB, or RGB with each digit doubled, as imgproxy's `RGBFromHex` reads.
-                let hex = args[0].utf8.count == 3 ? args[0].map { "\($0)\($0)" }.joined() : args[0]
-                guard hex.utf8.count == 6, let c = Color(hex: hex) else {
-                    throw bad(written, args, "must be a hex colour RRGGBB or R:G:B")
-                }
-                request.background = c
+                request.background = try hexColor(written, args, args[0])
             } else {
                 try count(written, args, 3...3)
                 let rgb = try args.map { v throws(AspectError) in UInt8(try int(written, v, max: 255)) }
@@ -270,10 +265,10 @@ struct OptionReader {
                 throw bad(written, args, "is not supported: metadata is always stripped (but for output.keepCopyright)")
             }
         case "keep_copyright":
+            // Per request; the server's own setting is the canonical nil.
             try count(written, args, 1...1)
-            guard try bool(written, args[0]) == settings.keepCopyright else {
-                throw bad(written, args, "differs from this server's output.keepCopyright (\(settings.keepCopyright))")
-            }
+            let keep = try bool(written, args[0])
+            request.keepCopyright = keep == settings.keepCopyright ? nil : keep
         case "quality":
             try count(written, args, 1...1)
             let q = try int(written, args[0], max: 100)
@@ -342,6 +337,15 @@ struct OptionReader {
         default:
             throw AspectError(.internalError, "imgproxy option \(name) has no reader")
         }
+    }
+
+    /// RRGGBB, or RGB with each digit doubled, as imgproxy's `RGBFromHex` reads.
+    func hexColor(_ name: String, _ args: [String], _ v: String) throws(AspectError) -> Color {
+        let hex = v.utf8.count == 3 ? v.map { "\($0)\($0)" }.joined() : v
+        guard hex.utf8.count == 6, let c = Color(hex: hex) else {
+            throw bad(name, args, "\(quoted(v)) is not a hex colour RRGGBB or RGB")
+        }
+        return c
     }
 
     /// imgproxy's names of the formats Aspect writes.

@@ -7,7 +7,8 @@ import Foundation
 /// `default` preset first.
 public struct ImgproxyURL: Sendable {
     public var signature: String
-    /// What the signature covers: everything after the signature segment, with its leading `/`.
+    /// What the signature covers: everything after the signature segment, with its
+    /// leading `/`, as sent (escapes kept).
     public var signedPath: String
     public var request: ThumbRequest
     /// `expires`: a Unix time after which the URL is a 410 (checked by `parse`).
@@ -56,6 +57,8 @@ public struct ImgproxyURL: Sendable {
     }()
 
     /// The signature segment and the path it signs (from the `/` after it), or a 404.
+    /// `path` is the request target's path as sent, not percent-decoded: imgproxy signs
+    /// the path as sent and decodes the source once.
     public static func split(_ path: String) throws(AspectError) -> (signature: String, signed: String) {
         let trimmed = path.drop { $0 == "/" }
         guard let slash = trimmed.firstIndex(of: "/"), slash != trimmed.startIndex,
@@ -67,20 +70,46 @@ public struct ImgproxyURL: Sendable {
         return (String(trimmed[..<slash]), String(trimmed[slash...]))
     }
 
-    /// Parses the path of a request (no query) at Unix time `now`.
-    /// `native`: a geometry the native parameters can say is said with them (tests turn
-    /// it off to hold imgproxy's planner to the same cases).
+    /// imgproxy's `RedenormalizePath`: undoes what some proxies and CDNs do to a URL, `%3A`
+    /// in the options made a colon again and a plain source's `scheme:/x` made `scheme://x`
+    /// (`local:///x`). A signature is taken over the path as sent, or over this.
+    public static func redenormalized(_ signed: String) -> String {
+        let body = signed.drop { $0 == "/" }
+        let options: Substring
+        let plain: Substring?
+        if body.hasPrefix("plain/") {
+            (options, plain) = ("", body.dropFirst(6))
+        } else if let r = body.range(of: "/plain/") {
+            (options, plain) = (body[..<r.lowerBound], body[r.upperBound...])
+        } else {
+            (options, plain) = (body, nil)
+        }
+        let opts = options.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+        guard var source = plain.map(String.init) else { return "/" + opts }
+        if let colon = source.range(of: ":/"), let first = source.first, first.isLetter,
+            source[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) }),
+            source[colon.upperBound...].first.map({ $0 != "/" }) == true
+        {
+            let scheme = source[..<colon.lowerBound]
+            source = scheme + (scheme == "local" ? ":///" : "://") + source[colon.upperBound...]
+        }
+        return (opts.isEmpty ? "/plain/" : "/" + opts + "/plain/") + source
+    }
+
+    /// Parses the path of a request (no query, as sent: not percent-decoded) at Unix time
+    /// `now`. `native`: a geometry the native parameters can say is said with them (tests
+    /// turn it off to hold imgproxy's planner to the same cases).
     public static func parse(
         path: String, settings: Settings, limits: RequestLimits, now: Int64, native preferNative: Bool = true
     ) throws(AspectError) -> ImgproxyURL {
         let (signature, signedPath) = try split(path)
-        // As imgproxy does: an escaped colon in the options is a colon.
-        let parts = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = redenormalized(signedPath).dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+            .map(String.init)
         var reader = OptionReader(settings: settings, limits: limits, now: now)
         if let preset = settings.presets["default"] { try reader.applyPreset("default", preset) }
         var i = 0
         while i < parts.count {
-            let part = parts[i].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+            let part = parts[i]
             guard part.contains(":") else { break }
             let args = part.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
             try reader.apply(args[0], Array(args.dropFirst()))

@@ -1,0 +1,47 @@
+/// `trim`: the uniform border cut away before the geometry (SPEC: Before the geometry).
+/// The native parameter gives the threshold alone; imgproxy's `trim` gives the rest.
+public struct Trim: Equatable, Hashable, Sendable {
+    /// Levels (of 255) a border pixel may differ from the background in every channel:
+    /// libvips' `find_trim` threshold.
+    public var threshold: Double
+    /// The border's colour; nil: the top-left pixel's.
+    public var color: Color?
+    /// imgproxy's `equal_hor` and `equal_ver`: the smaller of the two opposite cuts on both sides.
+    public var equalHorizontal: Bool
+    public var equalVertical: Bool
+
+    public init(threshold: Double, color: Color? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+        self.threshold = threshold
+        self.color = color
+        self.equalHorizontal = equalHorizontal
+        self.equalVertical = equalVertical
+    }
+
+    /// `N`, or `N:rrggbb:h:v` when more than the threshold is set (the canonical form).
+    public var text: String {
+        let t = decimalString(threshold)
+        guard color != nil || equalHorizontal || equalVertical else { return t }
+        return "\(t):\(color?.description ?? ""):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)"
+    }
+}
+
+/// How a renderer reads the source before the plan: which page, what border is cut
+/// away, and whether EXIF orientation is applied.
+public struct SourceReading: Equatable, Sendable {
+    /// From 1.
+    public var page: Int
+    public var trim: Trim?
+    /// imgproxy's `auto_rotate:0` turns it off: the pixels as stored, sized as stored.
+    public var autoRotate: Bool
+
+    public init(page: Int = 1, trim: Trim? = nil, autoRotate: Bool = true) {
+        self.page = page
+        self.trim = trim
+        self.autoRotate = autoRotate
+    }
+}
+
+extension ThumbRequest {
+    /// What the renderer needs to read the source for this request.
+    public var reading: SourceReading { SourceReading(page: page, trim: trim, autoRotate: autoRotate) }
+}
