@@ -14,14 +14,22 @@ import Testing
         size: Size(width: 200, height: 100), hasAlpha: false, format: "png", bytes: 1000)
 
     static func parse(
-        _ path: String, settings: ImgproxyURL.Settings = settings, native: Bool = true, now: Int64 = 1_700_000_000
+        _ path: String, settings: ImgproxyURL.Settings = settings, now: Int64 = 1_700_000_000
     ) throws(AspectError) -> ImgproxyURL {
-        try ImgproxyURL.parse(path: path, settings: settings, limits: limits, now: now, native: native)
+        try ImgproxyURL.parse(path: path, settings: settings, limits: limits, now: now)
     }
 
+    /// The request as the service keys it on imgproxy's 200×100 `geometry.png`.
+    static func settled(_ path: String) throws -> ThumbRequest {
+        ImgproxyURL.settle(try parse(path).request, source: geometryPNG, limits: limits)
+    }
+
+    /// `native`: settled on the source, so the native geometry plans it where it says the
+    /// same; else imgproxy's planner alone.
     static func output(_ options: String, native: Bool) throws -> Size {
-        let url = try parse("/sig/\(options)/plain/geometry.png", native: native)
-        let order = try RenderOrder.plan(url.request, source: geometryPNG, limits: limits, accept: nil)
+        let path = "/sig/\(options)/plain/geometry.png"
+        let request = native ? try settled(path) : try parse(path).request
+        let order = try RenderOrder.plan(request, source: geometryPNG, limits: limits, accept: nil)
         return order.plan.output
     }
 
@@ -46,18 +54,22 @@ import Testing
     /// The native parameters take over only where they mean the same; the rest keeps
     /// imgproxy's geometry, in a canonical form of its own.
     @Test func theNativeFormIsUsedOnlyWhereItMeansTheSame() throws {
-        let fill = try Self.parse("/sig/rs:fill:300:200:1/g:soea/plain/a.jpg@webp").request
+        let fill = try Self.settled("/sig/rs:fill:300:200:1/g:soea/plain/a.jpg@webp")
         var native = try ThumbRequest.parse(
             query: "src=a.jpg&w=300&h=200&mode=fill&gravity=southeast&upscale=1&format=webp", limits: Self.limits)
         native.signature = nil
         #expect(fill.canonical == native.canonical)
-        let down = try Self.parse("/sig/rs:fill-down:300:200/plain/a.jpg").request
+        let down = try Self.settled("/sig/rs:fill-down:300:200/plain/a.jpg")
         #expect(down.imgproxy == nil && down.mode == .fill && !down.upscale)
         // imgproxy's fill without enlarge does not keep the ratio on a small source: its own plan.
-        let fillSmall = try Self.parse("/sig/rs:fill:300:200/plain/a.jpg").request
+        let fillSmall = try Self.settled("/sig/rs:fill:300:200/plain/a.jpg")
         #expect(fillSmall.imgproxy != nil && fillSmall.canonical.contains("imgproxy="))
-        for options in ["rs:force:10:10", "rs:auto:10:20", "c:50:50", "mw:300", "z:2", "ex:1", "pd:10", "g:ce:10:0"] {
-            #expect(try Self.parse("/sig/\(options)/plain/a.jpg").request.imgproxy != nil, "\(options)")
+        for options in ["mw:300", "z:2", "ex:1", "rs:fill:100:100/g:ce:10:0", "rs:fit:300:300/c:50:50/rot:90"] {
+            #expect(try Self.settled("/sig/\(options)/plain/a.jpg").imgproxy != nil, "\(options)")
+        }
+        // What the native API says on this source, it says: one entry.
+        for options in ["rs:force:10:10", "rs:auto:10:20", "c:50:50", "pd:10", "rs:fit:50:50/g:ce:10:0"] {
+            #expect(try Self.settled("/sig/\(options)/plain/a.jpg").imgproxy == nil, "\(options)")
         }
     }
 
@@ -95,15 +107,15 @@ import Testing
         // TestParsePathFormat
         #expect(try Self.parse("/sig/format:webp/plain/a.jpg").request.format == .webp)
         // TestParsePathResize
-        let resize = try Self.parse("/sig/resize:fill:100:200:1/plain/a.jpg", native: false).request.imgproxy
+        let resize = try Self.parse("/sig/resize:fill:100:200:1/plain/a.jpg").request.imgproxy
         #expect(resize?.resize == .fill && resize?.width == 100 && resize?.height == 200 && resize?.enlarge == true)
         // TestParsePathResizingType, TestParsePathSize, TestParsePathWidth, TestParsePathHeight, TestParsePathEnlarge
-        #expect(try Self.parse("/sig/resizing_type:fill/plain/a.jpg", native: false).request.imgproxy?.resize == .fill)
-        let size = try Self.parse("/sig/size:100:200:1/plain/a.jpg", native: false).request.imgproxy
+        #expect(try Self.parse("/sig/resizing_type:fill/plain/a.jpg").request.imgproxy?.resize == .fill)
+        let size = try Self.parse("/sig/size:100:200:1/plain/a.jpg").request.imgproxy
         #expect(size?.width == 100 && size?.height == 200 && size?.enlarge == true)
-        #expect(try Self.parse("/sig/width:100/plain/a.jpg", native: false).request.imgproxy?.width == 100)
-        #expect(try Self.parse("/sig/height:100/plain/a.jpg", native: false).request.imgproxy?.height == 100)
-        #expect(try Self.parse("/sig/enlarge:1/plain/a.jpg", native: false).request.imgproxy?.enlarge == true)
+        #expect(try Self.parse("/sig/width:100/plain/a.jpg").request.imgproxy?.width == 100)
+        #expect(try Self.parse("/sig/height:100/plain/a.jpg").request.imgproxy?.height == 100)
+        #expect(try Self.parse("/sig/enlarge:1/plain/a.jpg").request.imgproxy?.enlarge == true)
         // TestParsePathExtend
         let extend = try Self.parse("/sig/extend:1:so:10:20/plain/a.jpg").request.imgproxy
         #expect(extend?.extend == true && extend?.extendGravity == ImgproxyGravity(.so, x: 10, y: 20))
@@ -111,8 +123,8 @@ import Testing
         #expect(throws: AspectError.self) { try Self.parse("/sig/extend:1:sm/plain/a.jpg") }
         #expect(throws: AspectError.self) { try Self.parse("/sig/extend:1:re/plain/a.jpg") }
         // TestParsePathGravity, TestParsePathGravityFocusPoint, TestParsePathGravityReplicate
-        #expect(try Self.parse("/sig/gravity:soea/plain/a.jpg", native: false).request.imgproxy?.gravity.kind == .soea)
-        let fp = try Self.parse("/sig/gravity:fp:0.5:0.75/plain/a.jpg", native: false).request.imgproxy?.gravity
+        #expect(try Self.parse("/sig/gravity:soea/plain/a.jpg").request.imgproxy?.gravity.kind == .soea)
+        let fp = try Self.parse("/sig/gravity:fp:0.5:0.75/plain/a.jpg").request.imgproxy?.gravity
         #expect(fp == ImgproxyGravity(.fp, x: 0.5, y: 0.75))
         #expect(throws: AspectError.self) { try Self.parse("/sig/gravity:re/plain/a.jpg") }
         // TestParsePathCrop, TestParsePathCropGravity, TestParsePathCropGravityReplicate
@@ -155,11 +167,11 @@ import Testing
     @Test func parsePathPresets() throws {
         var settings = Self.settings
         settings.presets = ["test1": "resizing_type:fill", "test2": "blur:0.2/quality:50"]
-        let both = try Self.parse("/sig/preset:test1:test2/plain/a.jpg", settings: settings, native: false)
+        let both = try Self.parse("/sig/preset:test1:test2/plain/a.jpg", settings: settings)
         #expect(both.request.imgproxy?.resize == .fill && both.request.blur == 0.2 && both.request.quality == 50)
         #expect(both.usedPresets == ["test1", "test2"])
         settings.presets = ["default": "resizing_type:fill/blur:0.2/quality:50"]
-        let byDefault = try Self.parse("/sig/quality:70/plain/a.jpg", settings: settings, native: false)
+        let byDefault = try Self.parse("/sig/quality:70/plain/a.jpg", settings: settings)
         #expect(byDefault.request.imgproxy?.resize == .fill && byDefault.request.blur == 0.2)
         #expect(byDefault.request.quality == 70 && byDefault.usedPresets == ["default"])
         settings.presets = ["test1": "resizing_type:fill/preset:test2", "test2": "blur:0.2/preset:test1"]

@@ -14,9 +14,14 @@ extension ImgproxyURL {
         -> ThumbRequest
     {
         var r = request
-        // A trimmed source's size is known only after the trim: planned by imgproxy's rules.
-        if let g = r.imgproxy, r.trim == nil, let native = nativeRequest(g, r, source: source, limits: limits) {
-            r = native
+        if let g = r.imgproxy {
+            if r.trim == nil, let native = nativeRequest(g, r, source: source, limits: limits) {
+                r = native
+            } else if r.trim != nil, let native = sameOnAnySource(g, r, limits: limits) {
+                // A trimmed source's size is known only after the trim: only a geometry
+                // that means the same on any source is said natively.
+                r = native
+            }
         }
         if r.format == .source {
             let moving = source.frames > 1 && !r.firstFrameOnly || (r.frameCount ?? 1) > 1
@@ -53,15 +58,45 @@ extension ImgproxyURL {
     static func nativeRequest(_ g: ImgproxyGeometry, _ r: ThumbRequest, source: SourceDescription, limits: RequestLimits)
         -> ThumbRequest?
     {
+        guard source.size.width > 0, source.size.height > 0, let n = candidate(g, r, source: source.size, limits: limits)
+        else { return nil }
+        var asNative = n
+        if source.isVector { asNative.upscale = true }
+        guard let theirs = try? g.plan(source: source.size, request: r, isVector: source.isVector, limits: limits),
+            let ours = try? Geometry.plan(source: source.size, request: asNative, limits: limits),
+            Self.samePlan(theirs, ours)
+        else { return nil }
+        return n
+    }
+
+    /// The native request for a geometry that plans as imgproxy's on any source: `fit`,
+    /// `fill` with `enlarge`, or `fill-down`, with nothing but a gravity, `dpr`, `rotate`
+    /// and `flip` (no crop, padding or extend, whose sizes depend on the source).
+    static func sameOnAnySource(_ g: ImgproxyGeometry, _ r: ThumbRequest, limits: RequestLimits) -> ThumbRequest? {
+        let both = g.width > 0 && g.height > 0
+        guard g.resize == .fit || g.resize == .fillDown || (g.resize == .fill && (g.enlarge || !both)),
+            g.cropWidth == 0, g.cropHeight == 0, !g.extend, g.padding == [0, 0, 0, 0]
+        else { return nil }
+        return candidate(g, r, source: nil, limits: limits)
+    }
+
+    /// The native parameters as they would say `g` (on a source of `source` pixels, which
+    /// `auto` and a crop in pixels need), not yet held to imgproxy's plan.
+    static func candidate(_ g: ImgproxyGeometry, _ r: ThumbRequest, source: Size?, limits: RequestLimits)
+        -> ThumbRequest?
+    {
         guard g.minWidth == 0, g.minHeight == 0, g.zoomWidth == 1, g.zoomHeight == 1, g.watermark == nil,
             !g.extendAspectRatio, g.width <= limits.maxDimension, g.height <= limits.maxDimension, g.dpr >= 1,
-            g.dpr <= limits.maxDpr, source.size.width > 0, source.size.height > 0
+            g.dpr <= limits.maxDpr
         else { return nil }
         let both = g.width > 0 && g.height > 0
         var resize = g.resize
         if resize == .auto {
-            // imgproxy's `auto`: fill when the source and the box lean the same way, else fit.
-            let (srcD, dstD) = (source.size.width - source.size.height, g.width - g.height)
+            // imgproxy's `auto`: fill when the source (as rotated) and the box lean the
+            // same way, else fit.
+            guard let size = source else { return nil }
+            let turned = g.rotate % 180 == 90 ? Size(width: size.height, height: size.width) : size
+            let (srcD, dstD) = (turned.width - turned.height, g.width - g.height)
             resize = (srcD >= 0 && dstD >= 0) || (srcD < 0 && dstD < 0) ? .fill : .fit
         }
         var n = r
@@ -97,15 +132,11 @@ extension ImgproxyURL {
             n.padding = Insets(top: g.padding[0], right: g.padding[1], bottom: g.padding[2], left: g.padding[3])
         }
         if g.cropWidth > 0 || g.cropHeight > 0 {
-            guard g.rotate == 0, g.flip == nil, let region = nativeRegion(g, source.size) else { return nil }
+            guard g.rotate == 0, g.flip == nil, let size = source, let region = nativeRegion(g, size) else {
+                return nil
+            }
             n.region = region
         }
-        var asNative = n
-        if source.isVector { asNative.upscale = true }
-        guard let theirs = try? g.plan(source: source.size, request: r, isVector: source.isVector, limits: limits),
-            let ours = try? Geometry.plan(source: source.size, request: asNative, limits: limits),
-            Self.samePlan(theirs, ours)
-        else { return nil }
         return n
     }
 

@@ -97,11 +97,11 @@ public struct ImgproxyURL: Sendable {
     }
 
     /// Parses the path of a request (no query, as sent: not percent-decoded) at Unix time
-    /// `now`. `native`: a geometry the native parameters can say is said with them (tests
-    /// turn it off to hold imgproxy's planner to the same cases).
-    public static func parse(
-        path: String, settings: Settings, limits: RequestLimits, now: Int64, native preferNative: Bool = true
-    ) throws(AspectError) -> ImgproxyURL {
+    /// `now`. The geometry is kept as imgproxy's: whether the native parameters say the
+    /// same depends on the source, so `settle` decides it once the header is read.
+    public static func parse(path: String, settings: Settings, limits: RequestLimits, now: Int64)
+        throws(AspectError) -> ImgproxyURL
+    {
         let (signature, signedPath) = try split(path)
         let parts = redenormalized(signedPath).dropFirst().split(separator: "/", omittingEmptySubsequences: false)
             .map(String.init)
@@ -121,20 +121,9 @@ public struct ImgproxyURL: Sendable {
         request.src = try relative(source, to: settings.root)
         try ThumbRequest.checkSourcePath(request.src)
         request.imgproxy = reader.geometry
-        if preferNative, let native = Self.native(reader.geometry, limits: limits) {
-            // The native parameters say the same: one cache entry with the native request.
-            request.imgproxy = nil
-            request.width = native.width
-            request.height = native.height
-            request.mode = native.mode
-            request.upscale = native.upscale
-            request.gravity = native.gravity
-            request.focusX = native.focus.x
-            request.focusY = native.focus.y
-            request.dpr = reader.geometry.dpr
-            request.rotate = reader.geometry.rotate
-            request.flip = reader.geometry.flip
-        }
+        request.dpr = reader.geometry.dpr
+        request.rotate = reader.geometry.rotate
+        request.flip = reader.geometry.flip
         var url = ImgproxyURL(signature: signature, signedPath: signedPath, request: request)
         url.expires = reader.expires
         url.filename = reader.filename
@@ -196,47 +185,5 @@ public struct ImgproxyURL: Sendable {
                 "the source \(quoted(source)) is not under this server's image root; give a path below it")
         }
         return String(source.dropFirst(base.count))
-    }
-
-    /// The native parameters that mean the same as this geometry, whatever the source:
-    /// `fit`, `fill` with `enlarge`, and `fill-down`, with a compass, smart or focus-point
-    /// gravity and nothing else that imgproxy plans its own way (SPEC: imgproxy URLs).
-    struct Native {
-        var width: Int?, height: Int?, mode: Mode, upscale: Bool, gravity: Gravity
-        var focus: (x: Double, y: Double)
-    }
-
-    static func native(_ g: ImgproxyGeometry, limits: RequestLimits) -> Native? {
-        guard g.cropWidth == 0, g.cropHeight == 0, g.minWidth == 0, g.minHeight == 0, g.zoomWidth == 1,
-            g.zoomHeight == 1, !g.extend, !g.extendAspectRatio, g.padding.allSatisfy({ $0 == 0 }), g.watermark == nil,
-            g.width <= limits.maxDimension, g.height <= limits.maxDimension, g.dpr >= 1, g.dpr <= limits.maxDpr
-        else { return nil }
-        let both = g.width > 0 && g.height > 0
-        let mode: Mode
-        switch g.resize {
-        case .fit: mode = .fit
-        case .fill where g.enlarge || !both: mode = both ? .fill : .fit
-        case .fillDown: mode = both ? .fill : .fit
-        default: return nil
-        }
-        let gravity: Gravity
-        var focus = (x: 0.5, y: 0.5)
-        switch g.gravity.kind {
-        case .sm: gravity = .smart
-        case .fp:
-            gravity = .focus
-            focus = (g.gravity.x, g.gravity.y)
-        default:
-            guard g.gravity.x == 0, g.gravity.y == 0 else { return nil }
-            let compass: [ImgproxyGravity.Kind: Gravity] = [
-                .ce: .center, .no: .north, .so: .south, .ea: .east, .we: .west, .noea: .northeast,
-                .nowe: .northwest, .soea: .southeast, .sowe: .southwest,
-            ]
-            gravity = compass[g.gravity.kind] ?? .center
-        }
-        // Gravity matters to fill alone; fit keeps the default.
-        return Native(
-            width: g.width > 0 ? g.width : nil, height: g.height > 0 ? g.height : nil, mode: mode,
-            upscale: g.enlarge, gravity: mode == .fill ? gravity : .center, focus: mode == .fill ? focus : (0.5, 0.5))
     }
 }
