@@ -130,10 +130,10 @@ public struct RenderOrder: Equatable, Sendable {
             request.format == .source
             ? ImgproxyURL.keptFormat(source, request: request, animated: moving)
             : moving && request.format == .auto
-            ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
-            : request.format.resolve(
-                accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
-                autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
+                ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
+                : request.format.resolve(
+                    accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
+                    autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
         let quality =

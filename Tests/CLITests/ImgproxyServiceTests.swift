@@ -76,6 +76,100 @@ import Testing
         #expect(try size(cropped.body) == (300, 200))
     }
 
+    /// What a switched site would see first (issue 35): escaped file names signed as
+    /// sent and decoded once, imgproxy's width to the pixel after JPEG shrink-on-load, the
+    /// source's format kept, imgproxy's arguments accepted, and one entry and one ETag
+    /// with the native request a URL means.
+    @Test func aSwitchedSiteDoesNotNotice() throws {
+        let images = dir.appendingPathComponent("images")
+        let landscape = images.appendingPathComponent("landscape.jpg")
+        try FileManager.default.createDirectory(
+            at: images.appendingPathComponent("sub/dir"), withIntermediateDirectories: true)
+        for name in ["sub/dir/x y.jpg", "a%41.jpg", "caf\u{e9}.jpg"] {
+            try? FileManager.default.copyItem(at: landscape, to: images.appendingPathComponent(name))
+        }
+        let land = try Binary.run([
+            "thumb", landscape.path, images.appendingPathComponent("land.jpg").path, "--w", "640",
+        ])
+        #expect(land.status == 0, "\(land.stderr)")
+        let server = try serve()
+
+        // Signed over the path as sent: a space, a percent sign, a non-ASCII letter.
+        for path in ["/w:50/plain/sub/dir/x%20y.jpg", "/w:50/plain/a%2541.jpg", "/w:50/plain/caf%C3%A9.jpg"] {
+            let r = try ServiceTests.get(server.port, try Self.signed(path))
+            #expect(r.status == 200, "\(path): \(r.text)")
+        }
+        // a%2541.jpg is the file "a%41.jpg" (decoded once): the native request for it.
+        let once = try ServiceTests.get(server.port, try Self.signed("/w:50/plain/a%2541.jpg"))
+        let native = try ServiceTests.get(server.port, "/thumb?src=a%2541.jpg&w=50&format=jpeg")
+        #expect(native.headers["etag"] == once.headers["etag"] && native.headers["x-cache"] == "HIT")
+
+        // 640×427 at w:50 is 50×33, as imgproxy answers (and as /thumb?w=50 does).
+        let fifty = try ServiceTests.get(server.port, try Self.signed("/w:50/plain/land.jpg"))
+        #expect(try size(fifty.body) == (50, 33) && fifty.headers["content-type"] == "image/jpeg")
+        #expect(try size(try ServiceTests.get(server.port, "/thumb?src=land.jpg&w=50").body) == (50, 33))
+
+        // No format keeps the source's: a PNG stays a PNG, a WebP becomes a JPEG, and
+        // nothing varies on Accept.
+        let png = try ServiceTests.get(server.port, try Self.signed("/w:60/plain/logo.png"))
+        #expect(png.headers["content-type"] == "image/png" && png.headers["vary"] == nil)
+        let webp = try ServiceTests.get(
+            server.port, try Self.signed("/w:60/plain/square.webp"), headers: ["Accept": "image/webp"])
+        #expect(webp.headers["content-type"] == "image/jpeg")
+
+        // imgproxy's own arguments, no longer 400s.
+        for options in ["t:150", "trim:1:ff0000", "t:10:ffffff:1:0", "ar:0", "kcr:1"] {
+            let r = try ServiceTests.get(server.port, try Self.signed("/\(options)/w:80/plain/portrait.jpg"))
+            #expect(r.status == 200, "\(options): \(r.text)")
+        }
+        // ar:0: the portrait as stored (landscape), not upright.
+        let stored = try ServiceTests.get(server.port, try Self.signed("/ar:0/w:80/plain/portrait.jpg"))
+        let upright = try ServiceTests.get(server.port, try Self.signed("/w:80/plain/portrait.jpg"))
+        let (sw, sh) = try size(stored.body)
+        let (uw, uh) = try size(upright.body)
+        #expect(sw > sh && uh > uw, "stored \(sw)×\(sh), upright \(uw)×\(uh)")
+
+        // One request, one entry, one ETag.
+        for (dialect, query) in [
+            ("rs:fill:300:225/g:ce/plain/landscape.jpg@jpg", "w=300&h=225&mode=fill&format=jpeg"),
+            ("rs:force:300:225/plain/landscape.jpg", "w=300&h=225&mode=stretch&format=jpeg"),
+            ("rs:fill:300:225/g:nowe/plain/landscape.jpg", "w=300&h=225&mode=fill&gravity=northwest&format=jpeg"),
+            (
+                "rs:fill:300:225/g:fp:0.3:0.6/plain/landscape.jpg",
+                "w=300&h=225&mode=fill&gravity=focus&fx=0.3&fy=0.6&format=jpeg"
+            ),
+            ("rs:fill:300:225/g:sm/plain/landscape.jpg", "w=300&h=225&mode=fill&gravity=smart&format=jpeg"),
+            ("rs:fill:300:225/dpr:2/plain/landscape.jpg", "w=300&h=225&mode=fill&dpr=2&format=jpeg"),
+            ("rs:fit:300:225/pd:10/bg:ff0000/plain/landscape.jpg", "w=300&h=225&padding=10&bg=ff0000&format=jpeg"),
+            ("c:0.5:0.5:nowe/rs:fit:300:300/plain/landscape.jpg", "w=300&h=300&crop=0,0,0.5,0.5&format=jpeg"),
+            ("rs:fit:3000:3000/ex:1/plain/landscape.jpg@png", "w=3000&h=3000&extend=1&format=png"),
+        ] {
+            let d = try ServiceTests.get(server.port, try Self.signed("/" + dialect))
+            let n = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&" + query)
+            #expect(d.status == 200 && d.headers["etag"] == n.headers["etag"], "\(dialect)")
+            #expect(n.headers["x-cache"] == "HIT" && n.body == d.body, "\(dialect)")
+        }
+    }
+
+    /// Native `extend` places its padding by `gravity`, and gravity is in the key: north
+    /// and the default are two results, the picture at the top and in the middle.
+    @Test func extendPlacesByGravity() throws {
+        let server = try serve()
+        let base = "/thumb?src=logo.png&w=1600&h=1600&extend=1&bg=0000ff&format=png"
+        let centre = try ServiceTests.get(server.port, base)
+        let north = try ServiceTests.get(server.port, base + "&gravity=north")
+        let corner = try ServiceTests.get(server.port, base + "&gravity=southeast")
+        #expect(north.headers["etag"] != centre.headers["etag"] && north.headers["x-cache"] == "MISS")
+        let (c, n, se) = (
+            try ImageFile.decode(centre.body), try ImageFile.decode(north.body), try ImageFile.decode(corner.body)
+        )
+        #expect(c.width == 1600 && c.height == 1600)
+        // The 800×800 logo: at the top (north), in the middle, in the bottom right corner.
+        #expect(n.pixel(800, 1200) == [0, 0, 255, 255] && n.pixel(800, 100) != [0, 0, 255, 255])
+        #expect(c.pixel(800, 100) == [0, 0, 255, 255] && c.pixel(800, 1500) == [0, 0, 255, 255])
+        #expect(se.pixel(100, 100) == [0, 0, 255, 255] && se.pixel(1500, 1500) != [0, 0, 255, 255])
+    }
+
     /// `watermark:opacity:position:x:y:scale` on the first configured watermark: the
     /// sample logo (800×800) fitted into 0.2 of a 300×200 result (40×40) at the top left;
     /// nothing else of the picture changes.

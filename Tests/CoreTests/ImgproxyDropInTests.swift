@@ -197,7 +197,9 @@ import Testing
             var g = ImgproxyGeometry()
             (g.width, g.height, g.enlarge, g.dpr, g.rotate) = (w, h, enlarge, Double(dpr), rotate)
             g.resize = ImgproxyGeometry.Resize(rawValue: kind) ?? .fit
-            guard let theirs = try? g.plan(source: source.size, request: ThumbRequest(src: "a"), isVector: false, limits: Self.limits)
+            guard
+                let theirs = try? g.plan(
+                    source: source.size, request: ThumbRequest(src: "a"), isVector: false, limits: Self.limits)
             else { continue }
             let ours = try RenderOrder.plan(settled, source: source, limits: Self.limits, accept: nil).plan
             #expect(ours.output == theirs.output, "\(path) on \(source.size)")

@@ -47,7 +47,8 @@ func dialect(_ path: String, _ options: String, limits: ImagingLimits = ImagingL
         var pixels: [UInt8] = []
         for y in 0..<200 {
             let c: [UInt8] =
-                y < 30 ? [255, 0, 0, 255] : y < 130 ? [0, 255, 0, 255] : transparentBottom ? [0, 0, 0, 0] : [0, 0, 255, 255]
+                y < 30
+                ? [255, 0, 0, 255] : y < 130 ? [0, 255, 0, 255] : transparentBottom ? [0, 0, 0, 0] : [0, 0, 255, 255]
             for _ in 0..<200 { pixels += c }
         }
         return RawImage(width: 200, height: 200, bands: 4, pixels: pixels)
@@ -127,7 +128,8 @@ func dialect(_ path: String, _ options: String, limits: ImagingLimits = ImagingL
             let (img, _) = try dialect(path, "w:\(n)")
             var g = ImgproxyGeometry()
             g.width = n
-            let theirs = try g.plan(source: source, request: ThumbRequest(src: "x"), isVector: false, limits: RequestLimits())
+            let theirs = try g.plan(
+                source: source, request: ThumbRequest(src: "x"), isVector: false, limits: RequestLimits())
             #expect(img.width == n && Size(width: img.width, height: img.height) == theirs.output, "w:\(n)")
             let (native, _) = try thumb(path, "w=\(n)&format=png")
             #expect(native.width == img.width && native.height == img.height, "w=\(n)")

@@ -150,7 +150,9 @@ import Testing
         }
         let t = try Thumbnailer(limits: ImagingLimits())
         #expect(throws: ImagingError.self) { try t.describe(file: try openFile(pdf), reading: SourceReading(page: 9)) }
-        #expect(try t.describe(file: try openFile(pdf), reading: SourceReading(page: 3)).description.size == Size(width: 300, height: 300))
+        #expect(
+            try t.describe(file: try openFile(pdf), reading: SourceReading(page: 3)).description.size
+                == Size(width: 300, height: 300))
     }
 
     /// A PDF whose page box is 20000 points square (400 million pixels at its own size) is

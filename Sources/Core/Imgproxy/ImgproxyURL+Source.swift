@@ -47,18 +47,22 @@ extension ImgproxyURL {
         if animated { return .gif }
         let g = r.imgproxy
         let borders =
-            r.padding != nil || r.extend || g.map { $0.extend || $0.extendAspectRatio || $0.padding != [0, 0, 0, 0] }
-            == true
+            r.padding != nil || r.extend
+            || g.map { $0.extend || $0.extendAspectRatio || $0.padding != [0, 0, 0, 0] }
+                == true
         return r.background == nil && (source.hasAlpha || borders) ? .png : .jpeg
     }
 
     /// The native request that plans as imgproxy does on this source, or nil. Built from
     /// the geometry as the native parameters would say it, then held to imgproxy's own
     /// plan on the source: the same sizes everywhere, positions within a pixel.
-    static func nativeRequest(_ g: ImgproxyGeometry, _ r: ThumbRequest, source: SourceDescription, limits: RequestLimits)
+    static func nativeRequest(
+        _ g: ImgproxyGeometry, _ r: ThumbRequest, source: SourceDescription, limits: RequestLimits
+    )
         -> ThumbRequest?
     {
-        guard source.size.width > 0, source.size.height > 0, let n = candidate(g, r, source: source.size, limits: limits)
+        guard source.size.width > 0, source.size.height > 0,
+            let n = candidate(g, r, source: source.size, limits: limits)
         else { return nil }
         var asNative = n
         if source.isVector { asNative.upscale = true }
