@@ -13,8 +13,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     public init(canonical: String, source: SourceIdentity, format: String, rendering: String) {
         // The layout's version, raised when a release changes what a request renders:
-        // 3 since sides that are exactly a half round up (w=104 on 2400×1600 is 104 wide).
-        let parts = ["aspect-cache-3", canonical, source.path, source.version, format, rendering]
+        // 3 since sides that are exactly a half round up (w=104 on 2400×1600 is 104 wide);
+        // 4 since `w` alone or `h` alone sets the scale by that side (w=50 on 640×427 is 50
+        // wide, not 49), and `trim` may flatten transparency onto magenta.
+        let parts = ["aspect-cache-4", canonical, source.path, source.version, format, rendering]
         // NUL never appears in any part (the parser refuses it, a version is made without
         // it but for a file's, below), so the join is unambiguous.
         hex = SHA256.hex(parts.joined(separator: "\u{0}"))
