@@ -38,16 +38,37 @@ import Testing
         #expect(try Self.parse("/sig/w:50/plain/x%20y.jpg").signedPath == "/w:50/plain/x%20y.jpg")
     }
 
-    /// imgproxy's `RedenormalizePath` (handlers/path.go): what proxies do to a URL undone.
+    /// imgproxy's `RedenormalizePath` (handlers/path.go), its `TestRedenormalizePath…`
+    /// table (handlers/path_test.go) and two of ours: what proxies do to a URL undone.
+    /// imgproxy's answers have no leading `/`; the dialect keeps one.
     @Test(arguments: [
-        ("/rs%3Afill%3A300%3A200/plain/a.jpg", "/rs:fill:300:200/plain/a.jpg"),
-        ("/w:10/plain/local:/a.jpg", "/w:10/plain/local:///a.jpg"),
-        ("/w:10/plain/http:/images.dev/a.jpg", "/w:10/plain/http://images.dev/a.jpg"),
-        ("/w:10/plain/http://images.dev/a.jpg", "/w:10/plain/http://images.dev/a.jpg"),
-        ("/plain/a%3Ab.jpg", "/plain/a%3Ab.jpg"), ("/w:10/YS5qcGc", "/w:10/YS5qcGc"),
+        ("plain/http:/example.com/image.jpg", "plain/http://example.com/image.jpg"),
+        ("plain/https:/example.com/image.jpg", "plain/https://example.com/image.jpg"),
+        ("plain/local:/image.jpg", "plain/local:///image.jpg"),
+        ("/rs:fill:300:200/plain/http:/example.com/image.jpg", "rs:fill:300:200/plain/http://example.com/image.jpg"),
+        ("/plain/http://example.com/image.jpg", "plain/http://example.com/image.jpg"),
+        ("/rs:fill:300:200/plain/example.com/image.jpg", "rs:fill:300:200/plain/example.com/image.jpg"),
+        ("", ""), ("/", ""), ("/http:/example.com/image.jpg", "http:/example.com/image.jpg"),
+        ("/plain/example.com/image.jpg", "plain/example.com/image.jpg"), ("/plain/http:", "plain/http:"),
+        ("/plain/http:/test", "plain/http://test"),
+        // PathWithOptionsSeparatorUnescaping…, from TestParsePath.
+        ("/rs%3Afill%3A300%3A200/plain/https://example.com/a.jpg", "rs:fill:300:200/plain/https://example.com/a.jpg"),
+        ("/rs%3Afill%3A300%3A200/abc/abc", "rs:fill:300:200/abc/abc"),
+        // Ours: an escaped colon in a plain source is the file's, and stays escaped.
+        ("/plain/a%3Ab.jpg", "plain/a%3Ab.jpg"), ("/w:10/YS5qcGc", "w:10/YS5qcGc"),
     ])
     func proxiesNormalisationIsUndone(sent: String, read: String) {
-        #expect(ImgproxyURL.redenormalized(sent) == read)
+        #expect(ImgproxyURL.redenormalized(sent) == "/" + read)
+    }
+
+    /// imgproxy's `TestParsePath` (handlers/path_test.go): the signature segment and the
+    /// path it signs; a target with no path after the signature is a 404.
+    @Test func theSignatureAndItsPath() throws {
+        let (sig, path) = try ImgproxyURL.split("/dummy_signature/rs:fill:300:200/plain/http://example.com/image.jpg")
+        #expect(sig == "dummy_signature" && path == "/rs:fill:300:200/plain/http://example.com/image.jpg")
+        for bad in ["/invalid_path_without_slash", "/", "/signature_only", "/signature_only/"] {
+            #expect(throws: AspectError.self, "\(bad)") { try ImgproxyURL.split(bad) }
+        }
     }
 
     @Test func localSourcesAreUnderTheRoot() throws {

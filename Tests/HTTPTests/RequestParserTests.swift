@@ -78,6 +78,19 @@ func parseAll(_ bytes: [UInt8], cuts: [Int], limits: ParserLimits = ParserLimits
         #expect(head(parseOne("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n"))?.path == "*")
     }
 
+    /// The path as sent, escapes kept, for a signature over it (imgproxy's, thumbor's):
+    /// no query, and from the path on in an absolute-form target.
+    @Test(arguments: [
+        ("/sig/w:50/plain/x%20y.jpg?cb=1", "/sig/w:50/plain/x y.jpg", "/sig/w:50/plain/x%20y.jpg"),
+        ("/a%2541.jpg", "/a%41.jpg", "/a%2541.jpg"),
+        ("http://example.com:8080/sig/plain/a%20b.jpg?x", "/sig/plain/a b.jpg", "/sig/plain/a%20b.jpg"),
+        ("http://example.com?x=1", "/", "/"),
+    ])
+    func theRawPathIsAsSent(target: String, path: String, raw: String) throws {
+        let h = try #require(head(parseOne("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")))
+        #expect(h.path == path && h.rawPath == raw)
+    }
+
     struct Bad: Sendable, CustomTestStringConvertible {
         let name: String
         let text: String
