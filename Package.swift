@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Dependency direction is the architecture: Core (parsing, geometry, config model) and the
-// HTTP codec depend on no other target; libvips, libcurl and GLib are reached through one
+// Dependency direction is the architecture: Core (the request, its parsing, geometry and
+// canonical form, the plan) depends on no other target, the HTTP codec on Syscalls alone; libvips, libcurl and GLib are reached through one
 // C shim each; the service knows its sources, result store and renderer by protocol, and
 // the `aspect` executable wires them. docs/design.md draws the arrows, and a doc test holds
 // that drawing to the targets below.
@@ -21,7 +21,7 @@ let xmlIncludes = ["-I/usr/include/libxml2"]
 let package = Package(
     name: "Aspect",
     products: [
-        .executable(name: "aspect", targets: ["Commands"]),
+        .executable(name: "aspect", targets: ["Server"]),
         .library(name: "Core", targets: ["Core"]),
         .library(name: "AspectClient", targets: ["AspectClient"]),
     ],
@@ -104,8 +104,9 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["Syscalls"]),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls", "Workers"]),
+        // The `aspect` executable: its commands, and the wiring of the real parts.
         .executableTarget(
-            name: "Commands",
+            name: "Server",
             dependencies: [
                 "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "SharedResults", "Signing",
                 "Hashing",
@@ -150,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "Commands", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "Signing", "TestSupport",
+                "Server", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "Signing", "TestSupport",
                 "AspectClient",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
