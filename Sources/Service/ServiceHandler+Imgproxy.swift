@@ -1,0 +1,51 @@
+import Core
+import Foundation
+import HTTP
+import Signing
+
+// imgproxy's URL format, translated to the native request (SPEC: imgproxy URLs).
+extension ServiceHandler {
+    /// imgproxy's URL format (SPEC: imgproxy URLs): its signature over the path, its
+    /// options parsed into the native request, then the native flow (one cache entry with
+    /// the native request that means the same).
+    func imgproxy(_ request: HTTPRequestHead) -> Route {
+        let accept = request.headers["Accept"]
+        let memoKey = RecentKeys.Target(
+            query: "imgproxy\u{0}" + request.rawPath,
+            autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
+        if let known = recent.get(memoKey), isCurrent(known),
+            let served = serveCached(request, key: known.key, headers: known.headers)
+        {
+            return served
+        }
+        let url: ImgproxyURL
+        do throws(AspectError) {
+            // Signed as sent (escapes kept), as imgproxy signs it; or as imgproxy reads it
+            // after undoing what proxies do to a URL (`%3A` in the options).
+            let (signature, path) = try ImgproxyURL.split(request.rawPath)
+            if let imgproxySigner {
+                guard
+                    imgproxySigner.verify(signature, path: path)
+                        || imgproxySigner.verify(signature, path: ImgproxyURL.redenormalized(path))
+                else {
+                    throw AspectError(.badSignature, "the imgproxy signature does not match this URL")
+                }
+            } else if signer != nil {
+                throw AspectError(
+                    .badSignature,
+                    "imgproxy URLs need imgproxy.key and imgproxy.salt on a server that signs its URLs")
+            }
+            url = try ImgproxyURL.parse(
+                path: request.rawPath, settings: imgproxySettings, limits: limits,
+                now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            return .respond(Self.error(error))
+        }
+        var known = CheckedRequest(
+            request: request, parsed: url.request, memoKey: memoKey, accept: accept, endpoint: .thumb,
+            wantsOutput: false)
+        known.disposition = Disposition(
+            stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment)
+        return resolving(known)
+    }
+}

@@ -1,0 +1,71 @@
+import Core
+import Foundation
+import HTTP
+import Signing
+
+// /thumb and /info: the native URL API.
+extension ServiceHandler {
+    /// The two endpoints that answer from a source: `/thumb` renders it, `/info` describes it.
+    enum Endpoint: String, Sendable {
+        case thumb = "/thumb"
+        case info = "/info"
+    }
+
+    /// `/thumb` or `/info`: the same parsing, signature (over the endpoint's path),
+    /// source identity and result store; then a render or a description.
+    func thumb(_ request: HTTPRequestHead, _ endpoint: Endpoint) -> Route {
+        let accept = request.headers["Accept"]
+        let autoTag = AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl)
+        let hints = config.http.clientHints ? ClientHints(request.headers) : nil
+        let saveData =
+            config.http.saveData
+            && request.headers["Save-Data"]?.trimmingCharacters(in: .whitespaces).lowercased() == "on"
+        var memoQuery = endpoint == .thumb ? request.query : "/info?" + request.query
+        if let hints, !hints.memo.isEmpty { memoQuery += hints.memo }
+        if saveData { memoQuery += "\u{0}save-data" }
+        let memoKey = RecentKeys.Target(query: memoQuery, autoTag: autoTag)
+        if let known = recent.get(memoKey), isCurrent(known),
+            let served = serveCached(request, key: known.key, headers: known.headers)
+        {
+            return served
+        }
+        let params: QueryParameters
+        do throws(AspectError) {
+            params = try QueryParameters.decode(request.query)
+        } catch {
+            return .respond(Self.error(error))
+        }
+        if let signer {
+            // Checked on the parameters as sent, before anything else is looked at.
+            guard let sig = params.pairs.first(where: { $0.name == "sig" })?.value else {
+                return .respond(
+                    Self.error(AspectError(.badSignature, "sig is required: this server only serves signed URLs")))
+            }
+            guard signer.verify(sig, path: endpoint.rawValue, params) else {
+                return .respond(Self.error(AspectError(.badSignature, "sig does not match this request")))
+            }
+        }
+        // The signature covers the request as sent (preset= included); then the preset's
+        // parameters stand in for its name, the request's own winning.
+        var parsed: ThumbRequest
+        let expanded: QueryParameters
+        do throws(AspectError) {
+            expanded = try config.parsedPresets.expand(params, onlyPresets: config.security.onlyPresets)
+            parsed = try ThumbRequest.parse(expanded, limits: limits)
+        } catch {
+            return .respond(Self.error(error))
+        }
+        if let hints {
+            parsed = hints.apply(
+                to: parsed, given: Set(expanded.pairs.map(\.name)), limits: limits)
+        }
+        // Save-Data asks for fewer bytes; an explicit q still wins.
+        if saveData, parsed.quality == nil, !parsed.autoQuality, endpoint == .thumb { parsed.saveData = true }
+        // /info gives `output` when any /thumb parameter is there besides src.
+        let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
+        return resolving(
+            CheckedRequest(
+                request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
+                wantsOutput: wantsOutput))
+    }
+}
