@@ -1,0 +1,190 @@
+import CVips
+import Core
+import Foundation
+import Syscalls
+
+// A still's render, and the decode every render starts from.
+extension Thumbnailer {
+    /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
+    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate, embedded profiles
+    /// converted to sRGB (CMYK too), then crop or
+    /// place, clip to the shape, flatten where the format has no alpha, and encode with
+    /// no metadata.
+    func render(
+        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
+        autoQuality: AutoQuality? = nil, wantFacts: Bool = false, facts: inout SourceFacts?, deadline: Deadline
+    )
+        throws(ImagingError) -> Encoder.Encoded
+    {
+        let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
+        // A vector's pixels are the ones it is drawn at (SPEC: Source formats): its limit.
+        if info.description.isVector { try checkDrawn(plan.resized, info) }
+        guard pixels <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this request scales the source to \(plan.resized) pixels before cropping, over "
+                        + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
+                ))
+        }
+        let resized =
+            plan.reshapesSource
+            ? try decodeRegion(input, info, plan, deadline: deadline)
+            : try decodeResized(input, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        try deadline.check()
+        var image = try Pipeline.exactSize(resized, plan.resized)
+        if wantFacts { facts = factsFromRender(image, info, plan) }
+        image = try Pipeline.toSRGB(image)
+        image = try Pipeline.cropOrPlace(image, plan, format: format)
+        image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
+        try deadline.check()
+        if !format.hasAlpha, image.hasAlpha {
+            let bg = plan.background ?? .white
+            image = try image.then("flatten") {
+                cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
+            }
+        }
+        return try Encoder.encode(
+            image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
+            autoQuality: autoQuality)
+    }
+
+    /// How the region of a plan is cut from the whole source, resized: the size the whole
+    /// upright source is resized to, and the window of it that is the region, at the size
+    /// that becomes `plan.resized` once turned.
+    struct RegionCut {
+        var whole: Size
+        var window: Rect
+    }
+
+    static func regionCut(_ plan: Plan) -> RegionCut {
+        let region = plan.region ?? Rect(x: 0, y: 0, width: plan.upright.width, height: plan.upright.height)
+        let quarter = plan.rotate == 90 || plan.rotate == 270
+        let cut = quarter ? Size(width: plan.resized.height, height: plan.resized.width) : plan.resized
+        let sx = Double(cut.width) / Double(region.width)
+        let sy = Double(cut.height) / Double(region.height)
+        let whole = Size(
+            width: max(cut.width, Int((Double(plan.upright.width) * sx).rounded())),
+            height: max(cut.height, Int((Double(plan.upright.height) * sy).rounded())))
+        let left = min(Int((Double(region.x) * sx).rounded()), whole.width - cut.width)
+        let top = min(Int((Double(region.y) * sy).rounded()), whole.height - cut.height)
+        return RegionCut(whole: whole, window: Rect(x: left, y: top, width: cut.width, height: cut.height))
+    }
+
+    /// The region cut from an image of the whole source resized, then turned and mirrored.
+    static func reshape(_ resizedWhole: VImage, _ cut: RegionCut, _ plan: Plan) throws(ImagingError) -> VImage {
+        var image = resizedWhole
+        if plan.region != nil {
+            let w = cut.window
+            image = try image.then("extract_area") {
+                cvips_extract_area($0, $1, Int32(w.x), Int32(w.y), Int32(w.width), Int32(w.height))
+            }
+        }
+        if plan.rotate != 0 {
+            let angle =
+                plan.rotate == 90 ? VIPS_ANGLE_D90 : plan.rotate == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
+            image = try image.then("rot") { cvips_rot($0, $1, angle) }
+        }
+        if let flip = plan.flip {
+            if flip != .v { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_HORIZONTAL) } }
+            if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
+        }
+        return image
+    }
+
+    /// Before the geometry: the whole upright source resized so that the plan's region
+    /// comes out at the planned size (turned back for a quarter turn), that region cut
+    /// out, then rotated and flipped: `plan.resized`, as the plan says.
+    func decodeRegion(_ input: SourceInput, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
+        let cut = Self.regionCut(plan)
+        if info.description.isVector { try checkDrawn(cut.whole, info) }
+        try checkWhole(cut.whole, frames: 1)
+        let image = try decodeResized(
+            input, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        return try Self.reshape(try Pipeline.exactSize(image, cut.whole), cut, plan)
+    }
+
+    /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by
+    /// `ShrinkOnLoad.fast` when `fastShrink`, else libvips' choice), autorotated, an
+    /// embedded profile other than sRGB's converted to sRGB (after the resize, on the
+    /// small image), into memory: every decode error, a truncated file included, is then
+    /// this stage's, and later steps may read the pixels in any order (smartcrop does).
+    /// The decode reads the file as it goes: past the deadline a read fails, and the
+    /// failure is the timeout's, not the file's.
+    func decodeResized(_ input: SourceInput, _ info: SourceInfo, to size: Size, fastShrink: Bool, deadline: Deadline)
+        throws(ImagingError) -> VImage
+    {
+        if let t = info.trim, let untrimmed = info.untrimmed {
+            // The whole upright source at the scale that makes the kept window `size`, and
+            // that window cut out of it.
+            var whole = info
+            whole.trim = nil
+            whole.size = untrimmed
+            let (sx, sy) = (Double(size.width) / Double(t.width), Double(size.height) / Double(t.height))
+            let all = Size(
+                width: max(size.width, Int((Double(whole.size.width) * sx).rounded())),
+                height: max(size.height, Int((Double(whole.size.height) * sy).rounded())))
+            try checkWhole(all, frames: 1)
+            let image = try decodeResized(input, whole, to: all, fastShrink: fastShrink, deadline: deadline)
+            let x = min(Int((Double(t.x) * sx).rounded()), all.width - size.width)
+            let y = min(Int((Double(t.y) * sy).rounded()), all.height - size.height)
+            return try image.then("trim") {
+                cvips_extract_area($0, $1, Int32(x), Int32(y), Int32(size.width), Int32(size.height))
+            }
+        }
+        if let video = input.video {
+            return try videoFrame(video, at: info.moment ?? 0, to: size, deadline: deadline)
+        }
+        let source = try VSource(input, deadline: deadline)
+        func decoding(_ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagingError)
+            -> VImage
+        {
+            do throws(ImagingError) {
+                return try VImage.make(
+                    .decode,
+                    AspectError(.unsupportedSource, "the source cannot be decoded: it is corrupt or truncated"),
+                    body)
+            } catch {
+                if source.expired || deadline.passed { throw deadline.error }
+                throw error
+            }
+        }
+        let (width, height) = (Int32(size.width), Int32(size.height))
+        let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
+        let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
+        let toSRGB: Int32 = info.profile == .other ? 1 : 0
+        let noRotate: Int32 = info.noRotate ? 1 : 0
+        var lazy = try decoding {
+            shrink > 1
+                ? cvips_thumbnail_jpeg_force(
+                    source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB, noRotate)
+                : cvips_thumbnail_force(
+                    source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate)
+        }
+        if info.format == "pdf", lazy.hasAlpha {
+            lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }
+        }
+        let decoded = try decoding { cvips_copy_memory(lazy.pointer, $0) }
+        // PQ or HLG: to SDR on the resized pixels (SPEC: Colour and metadata).
+        guard let hdr = info.hdr else { return decoded }
+        return try ToneMap.toSDR(decoded, hdr)
+    }
+}
+
+/// JPEG shrink-on-load: libjpeg decodes at 1/2, 1/4 or 1/8 of the size in its inverse
+/// DCT, far cheaper than decoding whole and resizing.
+public enum ShrinkOnLoad {
+    /// The largest of 8, 4 and 2 that the smaller of the two scales allows, else 1: the
+    /// rule of sharp's `fastShrinkOnLoad` and of imgproxy. libvips' own thumbnail leaves
+    /// at least a factor of two for the resize after it, so it loads twice as large.
+    /// Sizes are as displayed, both of them (the ratios are the same stored).
+    public static func fast(from source: Size, to target: Size) -> Int {
+        guard target.width > 0, target.height > 0 else { return 1 }
+        let scale = min(
+            Double(source.width) / Double(target.width), Double(source.height) / Double(target.height))
+        return [8, 4, 2].first { scale >= Double($0) } ?? 1
+    }
+}
