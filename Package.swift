@@ -86,16 +86,20 @@ let package = Package(
             ]),
         // libcurl's varargs calls behind fixed-arity ones.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // The process's one libcurl client (one handle pool, one global set-up) and the one
+        // place an S3 bucket's location and signer are made from `s3.*`.
+        .target(name: "Remote", dependencies: ["CCurl", "Configuration", "S3"]),
         // The source stores: a folder, an HTTP origin, an S3 bucket, and the source cache.
         .target(
             name: "SourceStores",
             dependencies: [
-                "Core", "Configuration", "Stores", "Workers", "Cache", "CCurl", "CLinux", "Hashing", "S3", "Syscalls",
+                "Core", "Configuration", "Stores", "Workers", "Cache", "CCurl", "CLinux", "Hashing", "Remote", "S3",
+                "Syscalls",
             ]),
         // The shared result tier in S3 behind the local cache (cache.shared).
         .target(
             name: "SharedResults",
-            dependencies: ["Core", "Configuration", "Stores", "CCurl", "Hashing", "S3", "Syscalls"]),
+            dependencies: ["Core", "Configuration", "Stores", "Hashing", "Remote", "S3", "Workers"]),
         .target(name: "CLinux"),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),

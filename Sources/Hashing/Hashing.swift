@@ -53,3 +53,10 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// A source's short name where a whole path does not fit or must not show: the first 16
+/// hex digits of SHA-256 of `src`. One rule for the CDN tag (`src-…`) and the shared
+/// tier's folder of a source's variants.
+public enum SourceHash {
+    public static func of(_ src: String) -> String { String(SHA256.hex(src).prefix(16)) }
+}

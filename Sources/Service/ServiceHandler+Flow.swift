@@ -200,7 +200,7 @@ extension ServiceHandler {
     }
 
     /// A source's CDN tag: `src-` and the first 16 hex digits of SHA-256 of `src`.
-    public static func sourceTag(_ src: String) -> String { "src-" + SHA256.hex(src).prefix(16) }
+    public static func sourceTag(_ src: String) -> String { "src-" + SourceHash.of(src) }
 
     /// If-None-Match: `*` or a list of entity tags, compared weakly (RFC 9110 §13.1.2).
     static func matches(_ values: [String], _ key: CacheKey) -> Bool {

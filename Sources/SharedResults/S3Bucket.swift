@@ -1,41 +1,25 @@
-import CCurl
 import Configuration
 import Core
 import Foundation
 import Hashing
+import Remote
 import S3
-import Synchronization
 
 /// The few S3 calls the shared result tier makes (GET, PUT, ListObjectsV2, DeleteObjects), each a
-/// whole request in memory through libcurl, signed by the same SigV4 as the S3 source.
+/// whole request in memory through the process's libcurl client, signed by the same SigV4
+/// as the S3 source.
 public final class S3Bucket: Sendable {
-    public let location: S3Location
-    let signer: SigV4
-    let connectTimeoutMs: Int
-    let timeoutMs: Int
-    let caFile: String
-    /// Results larger than this are not fetched whole (the local cache's own bound).
-    let maxBytes: Int64
+    public let access: S3Access
+    public var location: S3Location { access.location }
+    let client: CurlClient
+    /// The sources' timeouts and CA bundle; results larger than its size bound (the local
+    /// cache's own) are not fetched whole.
+    let limits: CurlClient.Limits
 
-    struct Handle: @unchecked Sendable { let pointer: UnsafeMutableRawPointer }
-    private let handles = Mutex<[Handle]>([])
-
-    public init(bucket: String, s3: Config.S3, sources: Config.Sources, maxBytes: Int64) {
-        let region = s3.region.isEmpty ? "us-east-1" : s3.region
-        location = S3Location(endpoint: s3.endpoint, bucket: bucket, region: region, pathStyle: s3.pathStyle)
-        signer = SigV4(
-            credentials: .init(
-                accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey,
-                sessionToken: s3.sessionToken.isEmpty ? nil : s3.sessionToken),
-            region: region)
-        connectTimeoutMs = sources.connectTimeoutMs
-        timeoutMs = sources.timeoutMs
-        caFile = sources.caFile
-        self.maxBytes = maxBytes
-    }
-
-    deinit {
-        for h in handles.withLock({ $0 }) { ccurl_free(h.pointer) }
+    public init(bucket: String, s3: Config.S3, sources: Config.Sources, maxBytes: Int64, client: CurlClient = .shared) {
+        access = S3Access(bucket: bucket, s3: s3)
+        limits = CurlClient.Limits(sources, maxBytes: maxBytes)
+        self.client = client
     }
 
     /// What one call got: the status (0 when no answer came), the body, the content type;
@@ -54,39 +38,16 @@ public final class S3Bucket: Sendable {
             return Answer(status: 0, body: [], contentType: "", failure: "the object's URL cannot be made")
         }
         let payload = body.map { Hex.string(SHA256.digest($0)) } ?? SigV4.emptyPayload
-        let signed = signer.headers(method: method, url: url, date: Date(), payloadHash: payload)
-        let lines = signed.map { "\($0.name): \($0.value)" } + extra
-        guard let handle = handles.withLock({ $0.popLast() }) ?? ccurl_new().map(Handle.init)
-        else { return Answer(status: 0, body: [], contentType: "", failure: "curl_easy_init failed") }
-        defer { handles.withLock { $0.append(handle) } }
-        var result = ccurl_result()
-        var response: UnsafeMutablePointer<UInt8>?
-        var length = 0
-        let cStrings = lines.map { strdup($0) }
-        defer { for c in cStrings { free(c) } }
-        var pointers: [UnsafePointer<CChar>?] = cStrings.map { UnsafePointer($0) }
-        let send: (UnsafeRawPointer?, Int) -> Void = { data, count in
-            ccurl_request(
-                handle.pointer, method, url.absoluteString, &pointers, Int32(pointers.count), data,
-                count, self.maxBytes, self.connectTimeoutMs, self.timeoutMs, self.caFile, &response, &length, &result)
-        }
-        if let body {
-            body.withUnsafeBytes { send($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), $0.count) }
-        } else {
-            send(nil, 0)
-        }
-        defer { free(response) }
-        let bytes = response.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
-        let contentType = withUnsafeBytes(of: &result.content_type) {
-            String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        guard result.code == CURLE_OK.rawValue else {
-            let why = withUnsafeBytes(of: &result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let signed = access.signer.headers(method: method, url: url, date: Date(), payloadHash: payload)
+        let t = client.request(
+            method, url.absoluteString, headers: signed.map { "\($0.name): \($0.value)" } + extra, body: body,
+            limits: limits)
+        guard t.ok else {
             return Answer(
-                status: Int(result.status), body: [], contentType: "",
-                failure: why.isEmpty ? "curl error \(result.code)" : why)
+                status: t.status, body: [], contentType: "", failure: t.error.isEmpty ? "curl error \(t.code)" : t.error
+            )
         }
-        return Answer(status: Int(result.status), body: bytes, contentType: contentType, failure: nil)
+        return Answer(status: t.status, body: t.body, contentType: t.contentType, failure: nil)
     }
 
     /// The object, or nil (a 404, or any failure, which `failed` says).

@@ -1,15 +1,15 @@
 import Core
-import Dispatch
 import Foundation
 import Hashing
 import Stores
 import Synchronization
+import Workers
 
 /// The local result store with a shared one behind it in S3 (SPEC: Shared results and
 /// purging): `cache.shared = s3://BUCKET/PREFIX/`. Hits on the event loop are local only;
 /// a local miss asks the shared tier from its worker, before rendering (a shared hit is
 /// copied to the local cache and served); a render is kept locally at once and uploaded
-/// behind the answer, by one thread, from a bounded queue that drops rather than waits.
+/// behind the answer, by one thread of a bounded pool that drops rather than waits.
 /// Objects are `PREFIX/SOURCEHASH/KEY`, SOURCEHASH the first 16 hex digits of SHA-256 of
 /// `src`; the content type says the kind (`image/jpeg; kind=jpeg-q62`).
 public final class TieredResultStore: ResultStore {
@@ -19,7 +19,8 @@ public final class TieredResultStore: ResultStore {
     let queueLimit: Int
     /// Where a failed upload or listing is said: the event log, from the wiring.
     let log: @Sendable (String) -> Void
-    private let uploads = DispatchQueue(label: "aspect-shared-uploads")
+    /// One thread, at most `queueLimit` waiting: a full queue drops an upload, never a request.
+    private let uploads: ThreadPool
     private let counts = Mutex(SharedFigures())
 
     public init(
@@ -31,10 +32,11 @@ public final class TieredResultStore: ResultStore {
         self.bucket = bucket
         self.prefix = prefix
         self.queueLimit = queueLimit
+        uploads = ThreadPool(name: "aspect-upload", threads: 1, queueDepth: max(1, queueLimit))
     }
 
     /// `PREFIX/SOURCEHASH/`: one source's variants.
-    public func sourcePrefix(_ source: String) -> String { prefix + SHA256.hex(source).prefix(16) + "/" }
+    public func sourcePrefix(_ source: String) -> String { prefix + SourceHash.of(source) + "/" }
 
     public func result(_ key: String) -> StoredResult? { local.result(key) }
 
@@ -65,13 +67,19 @@ public final class TieredResultStore: ResultStore {
         guard admitted else { return kept }
         let object = sourcePrefix(source) + key
         let type = ResultKind.contentType(kind) + "; kind=" + kind
-        uploads.async { [self] in
+        let submitted = uploads.submit { [self] in
             let ok = bucket.put(object, bytes, contentType: type)
             counts.withLock {
                 $0.queued -= 1
                 $0.uploads[(ok ? SharedFigures.Upload.ok : .failed).rawValue] += 1
             }
             if !ok { log("uploading \(object) to the shared tier failed") }
+        }
+        if !submitted {
+            counts.withLock {
+                $0.queued -= 1
+                $0.uploads[SharedFigures.Upload.dropped.rawValue] += 1
+            }
         }
         return kept
     }

@@ -1,6 +1,7 @@
 import Configuration
 import Core
 import Foundation
+import Remote
 import S3
 
 /// An HTTP(S) origin: `src` appended to the base URL, each segment percent-encoded.
@@ -20,19 +21,13 @@ public struct HTTPOrigin: Origin {
 
 /// An S3-compatible bucket: the object `prefix + src`, by GET signed with AWS Signature V4.
 public struct S3Origin: Origin {
-    public let location: S3Location
+    public let access: S3Access
+    public var location: S3Location { access.location }
     public let prefix: String
-    let signer: SigV4
 
     public init(bucket: String, prefix: String, s3: Config.S3) {
-        let region = s3.region.isEmpty ? "us-east-1" : s3.region
-        location = S3Location(endpoint: s3.endpoint, bucket: bucket, region: region, pathStyle: s3.pathStyle)
+        access = S3Access(bucket: bucket, s3: s3)
         self.prefix = prefix
-        signer = SigV4(
-            credentials: .init(
-                accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey,
-                sessionToken: s3.sessionToken.isEmpty ? nil : s3.sessionToken),
-            region: region)
     }
 
     public var name: String {
@@ -41,7 +36,7 @@ public struct S3Origin: Origin {
 
     public func request(_ src: String) -> (url: String, headers: [String])? {
         guard let url = location.url(key: prefix + src) else { return nil }
-        let signed = signer.headers(url: url, date: Date())
+        let signed = access.signer.headers(url: url, date: Date())
         // libcurl sends Host itself, from the URL: the same value as signed.
         return (url.absoluteString, signed.filter { $0.name.lowercased() != "host" }.map { "\($0.name): \($0.value)" })
     }

@@ -5,6 +5,7 @@ import Core
 import Foundation
 import Glibc
 import Hashing
+import Remote
 import Stores
 import Synchronization
 import Syscalls
@@ -48,8 +49,8 @@ public final class RemoteSource: SourceStore {
     let cache: SourceCache
     let metrics = FetchMetrics()
     private let flights = Coalescer<Result<SourceIdentity, ServiceFailure>>()
-    /// libcurl handles not in use; each keeps its connections open for the next fetch.
-    private let handles = Mutex<[CurlHandle]>([])
+    /// The process's libcurl client (its handles keep their connections for the next fetch).
+    let client: CurlClient
     /// Re-checks of kept sources, apart from the fetches clients wait on, one per source.
     private let rechecks = ThreadPool(name: "aspect-recheck", threads: 2, queueDepth: 256)
     private let pendingRechecks = Mutex<Set<String>>([])
@@ -60,22 +61,16 @@ public final class RemoteSource: SourceStore {
     /// Why the last download could not be kept, until one can.
     private let keepProblem = Mutex<String?>(nil)
 
-    /// A libcurl easy handle. `@unchecked Sendable`: one thread uses it at a time, taken
-    /// from and given back to `handles` under its lock.
-    struct CurlHandle: @unchecked Sendable {
-        let pointer: UnsafeMutableRawPointer
-    }
-
     /// `cacheDir` holds the downloaded sources, up to `cacheMaxBytes`.
-    public init(origin: any Origin, settings: FetchSettings, cacheDir: String, cacheMaxBytes: Int64) {
-        _ = RemoteSource.curlReady
+    public init(
+        origin: any Origin, settings: FetchSettings, cacheDir: String, cacheMaxBytes: Int64,
+        client: CurlClient = .shared
+    ) {
         self.origin = origin
         self.settings = settings
+        self.client = client
         cache = SourceCache(dir: cacheDir, maxBytes: cacheMaxBytes)
     }
-
-    /// libcurl's global set-up, once, before any fetch thread uses it.
-    private static let curlReady: Bool = ccurl_global_init() == 0
 
     public var name: String { origin.name }
     public var fetchFigures: FetchFigures? { metrics.snapshot }
@@ -239,34 +234,24 @@ public final class RemoteSource: SourceStore {
                 if !temp.path.isEmpty { unlink(temp.path) }
             }
         }
-        let handle = handles.withLock { $0.popLast() } ?? ccurl_new().map(CurlHandle.init)
-        guard let handle else {
-            return (
-                .failure(failure(.internalError, "the source cannot be downloaded", "curl_easy_init failed")), .error, 0
-            )
-        }
-        defer { handles.withLock { $0.append(handle) } }
-
-        var r = ccurl_result()
-        var errorBody = [CChar](repeating: 0, count: 4096)
+        let limits = CurlClient.Limits(settings.sources, maxBytes: settings.maxBytes)
+        var r: CurlClient.Transfer
         var hops = 0
         while true {
             ftruncate(temp.fd, 0)
             lseek(temp.fd, 0, SEEK_SET)
-            Self.get(handle.pointer, url, headers, temp.fd, settings, &errorBody, &r)
-            if r.code == CURLE_WRITE_ERROR.rawValue, r.too_large == 0, !temp.path.isEmpty,
-                let memory = Self.memoryFile()
-            {
+            r = client.download(url, headers: headers, into: temp.fd, limits: limits)
+            if r.writeFailed, !temp.path.isEmpty, let memory = Self.memoryFile() {
                 // The cache's disk is full (or failing): the same request again, into memory.
-                unkeptWhy = "writing a download failed (\(Self.text(&r.error)))"
+                unkeptWhy = "writing a download failed (\(r.error))"
                 close(temp.fd)
                 unlink(temp.path)
                 temp = memory
                 continue
             }
-            let status = Int(r.status)
-            guard r.code == CURLE_OK.rawValue, [301, 302, 303, 307, 308].contains(status) else { break }
-            let next = Self.text(&r.redirect)
+            guard r.ok, [301, 302, 303, 307, 308].contains(r.status) else { break }
+            let status = r.status
+            let next = r.redirect
             guard !next.isEmpty else { break }
             guard Self.sameOrigin(url, next) else {
                 return (
@@ -290,31 +275,31 @@ public final class RemoteSource: SourceStore {
             url = next
             headers = []
         }
-        let status = Int(r.status)
-        let curlText = Self.text(&r.error)
-        if r.too_large != 0 {
+        let status = r.status
+        let errorBody = String(decoding: r.body, as: UTF8.self)
+        if r.tooLarge {
             return (
                 .failure(
                     failure(
                         .sourceTooLarge,
                         "the source is over limits.maxSourceBytes (\(settings.maxBytes) bytes); the download was stopped there",
-                        "content-length \(r.content_length), \(r.bytes) bytes received")), .tooLarge, r.bytes
+                        "content-length \(r.contentLength), \(r.bytes) bytes received")), .tooLarge, r.bytes
             )
         }
-        if r.code != CURLE_OK.rawValue {
+        if !r.ok {
             return (
-                Self.transportFailure(Int(r.code), curlText, timeoutMs: settings.sources.timeoutMs),
-                r.code == CURLE_OPERATION_TIMEDOUT.rawValue ? .timeout : .error, r.bytes
+                Self.transportFailure(r.code, r.error, timeoutMs: settings.sources.timeoutMs),
+                r.timedOut ? .timeout : .error, r.bytes
             )
         }
         switch status {
         case 200...299:
-            if r.content_length >= 0, r.bytes != r.content_length {
+            if r.contentLength >= 0, r.bytes != r.contentLength {
                 return (
                     .failure(
                         failure(
                             .upstreamError, "the origin sent a source shorter than it announced",
-                            "\(r.bytes) of \(r.content_length) bytes")), .error, r.bytes
+                            "\(r.bytes) of \(r.contentLength) bytes")), .error, r.bytes
                 )
             }
             let body = OpenFile(owning: temp.fd)
@@ -329,11 +314,11 @@ public final class RemoteSource: SourceStore {
                     .failure(
                         failure(
                             .unsupportedSource, "the origin's answer is not an image (it looks like \(kind))",
-                            "\(r.bytes) bytes, content-type \(Self.text(&r.content_type))")), .error, r.bytes
+                            "\(r.bytes) bytes, content-type \(r.contentType)")), .error, r.bytes
                 )
             }
             var record = SourceCache.Record(
-                src: src, etag: Self.text(&r.etag), lastModified: Self.text(&r.last_modified), bytes: r.bytes,
+                src: src, etag: r.etag, lastModified: r.lastModified, bytes: r.bytes,
                 digest: "")
             if record.etag.isEmpty, record.lastModified.isEmpty {
                 record.digest = Self.digest(body, r.bytes)
@@ -369,7 +354,7 @@ public final class RemoteSource: SourceStore {
                 .failure(
                     failure(
                         .notFound, "no such source image: \(src) (the origin answered \(status))",
-                        origin.explain(status: status, body: Self.text(&errorBody)))), .notFound, 0
+                        origin.explain(status: status, body: errorBody))), .notFound, 0
             )
         default:
             break
@@ -378,7 +363,7 @@ public final class RemoteSource: SourceStore {
             .failure(
                 failure(
                     .upstreamError, "the origin answered \(status)",
-                    origin.explain(status: status, body: Self.text(&errorBody)))), .error, 0
+                    origin.explain(status: status, body: errorBody))), .error, 0
         )
     }
 
@@ -404,23 +389,6 @@ public final class RemoteSource: SourceStore {
         return .failure(ServiceFailure(AspectError(kind, message), stage: "fetch", detail: "curl \(code): \(detail)"))
     }
 
-    private static func get(
-        _ handle: UnsafeMutableRawPointer, _ url: String, _ headers: [String], _ fd: Int32, _ s: FetchSettings,
-        _ errorBody: inout [CChar], _ r: inout ccurl_result
-    ) {
-        let cStrings = headers.map { strdup($0) }
-        defer { for c in cStrings { free(c) } }
-        var pointers = cStrings.map { UnsafePointer($0) }
-        let size = Int32(errorBody.count)
-        errorBody.withUnsafeMutableBufferPointer { body in
-            pointers.withUnsafeMutableBufferPointer { list in
-                ccurl_get(
-                    handle, url, list.baseAddress, Int32(list.count), fd, s.maxBytes, s.sources.connectTimeoutMs,
-                    s.sources.timeoutMs, s.sources.caFile.isEmpty ? nil : s.sources.caFile, body.baseAddress, size, &r)
-            }
-        }
-    }
-
     /// Same scheme, host and port: the only redirects followed.
     static func sameOrigin(_ a: String, _ b: String) -> Bool {
         guard let x = URLComponents(string: a), let y = URLComponents(string: b) else { return false }
@@ -431,18 +399,6 @@ public final class RemoteSource: SourceStore {
     /// A URL for the log: its query (a signature's) left out.
     static func redacted(_ url: String) -> String {
         String(url.prefix { $0 != "?" })
-    }
-
-    /// A C string in a fixed-size field of `ccurl_result`.
-    static func text<T>(_ field: inout T) -> String {
-        withUnsafeBytes(of: &field) { raw in
-            let bytes = raw.prefix { $0 != 0 }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-    }
-
-    static func text(_ buffer: inout [CChar]) -> String {
-        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The SHA-256 of a download, for a source the origin gave no validator for, or one
