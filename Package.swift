@@ -55,7 +55,7 @@ let package = Package(
             name: "SVG", dependencies: ["Core", "CXML"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
         .target(
-            name: "Imaging", dependencies: ["Core", "Configuration", "CVips", "CAV", "CXML", "Syscalls", "SVG"],
+            name: "Imaging", dependencies: ["Core", "CVips", "CAV", "CXML", "Syscalls", "SVG"],
             swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
@@ -107,7 +107,7 @@ let package = Package(
         // a server (handler, route, responder, context); a response's body may be an open file.
         .target(name: "HTTP", dependencies: ["Syscalls"]),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
-        .target(name: "HTTPServer", dependencies: ["HTTP", "CLinux", "Syscalls", "Workers"]),
+        .target(name: "HTTPServer", dependencies: ["Core", "HTTP", "CLinux", "Syscalls", "Workers"]),
         // The `aspect` executable: its commands, and the wiring of the real parts.
         .executableTarget(
             name: "Server",

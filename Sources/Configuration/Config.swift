@@ -4,24 +4,24 @@ import Core
 /// `Config+Loading.swift` layers the file, the environment and flags over these.
 public struct Config: Equatable, Sendable {
     public struct Server: Equatable, Sendable {
-        public var host = "127.0.0.1"
-        public var port = 8080
+        public var host = Defaults.Server.host
+        public var port = Defaults.Server.port
         /// Threads doing image work; 0 means two per core.
         public var workers = 0
         /// Event-loop threads owning the sockets; 0 means one per core.
         public var eventLoops = 0
-        public var queueDepth = 64
-        public var maxConnections = 1024
-        public var headerTimeoutMs = 10_000
-        public var idleTimeoutMs = 60_000
-        public var writeTimeoutMs = 30_000
-        public var drainTimeoutMs = 10_000
+        public var queueDepth = Defaults.Server.queueDepth
+        public var maxConnections = Defaults.Server.maxConnections
+        public var headerTimeoutMs = Defaults.Server.headerTimeoutMs
+        public var idleTimeoutMs = Defaults.Server.idleTimeoutMs
+        public var writeTimeoutMs = Defaults.Server.writeTimeoutMs
+        public var drainTimeoutMs = Defaults.Server.drainTimeoutMs
         /// After an answer that closes, how long the client's further bytes are read and
         /// dropped before the close, so it gets the answer rather than a reset (nginx's
         /// lingering close; its lingering_timeout is 5 s too).
-        public var lingerTimeoutMs = 5_000
+        public var lingerTimeoutMs = Defaults.Server.lingerTimeoutMs
         /// How long accepting stops when the process runs out of descriptors (nginx: 500 ms).
-        public var acceptBackoffMs = 500
+        public var acceptBackoffMs = Defaults.Server.acceptBackoffMs
     }
 
     public struct Images: Equatable, Sendable {
@@ -30,7 +30,7 @@ public struct Config: Equatable, Sendable {
         /// The source formats decoded, by libvips loader; every other loader is blocked in
         /// libvips at start-up. SVG and PDF are off unless listed until their sources are
         /// sanitised and bounded (issue 24); ImageMagick is never offered.
-        public var formats = ["jpeg", "png", "webp", "gif", "heif", "tiff", "jxl", "svg", "pdf", "mp4", "webm", "mkv"]
+        public var formats = Defaults.formats
         /// JPEG shrink-on-load by the largest of 8, 4, 2 the scale allows (sharp's and
         /// imgproxy's default), rather than libvips' own rule, which leaves a factor of
         /// two for the final resize: faster, at a small cost in fidelity (BENCHMARKS.md).
@@ -83,21 +83,21 @@ public struct Config: Equatable, Sendable {
         /// `Save-Data: on` without `q`: the quality of `saveDataQuality`, and `Vary: Save-Data`.
         public var saveData = false
         /// The quality a `Save-Data` request is encoded at, by output format.
-        public var saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50]
+        public var saveDataQuality = Defaults.saveDataQuality
     }
 
     public struct Limits: Equatable, Sendable {
-        public var maxDimension = 4096
-        public var maxDpr: Double = 4
-        public var maxSourceBytes: Int64 = 50 << 20
-        public var maxSourcePixels: Int64 = 50_000_000
-        public var processingTimeoutMs = 10_000
+        public var maxDimension = Defaults.Limits.maxDimension
+        public var maxDpr = Defaults.Limits.maxDpr
+        public var maxSourceBytes = Defaults.Limits.maxSourceBytes
+        public var maxSourcePixels = Defaults.Limits.maxSourcePixels
+        public var processingTimeoutMs = Defaults.Limits.processingTimeoutMs
         /// Most frames an animated source may have (GIF, WebP); more is a 413.
-        public var maxAnimationFrames = 100
+        public var maxAnimationFrames = Defaults.Limits.maxAnimationFrames
         /// Most elements an SVG source may have; more is a 413.
-        public var maxSvgElements = 10_000
+        public var maxSvgElements = Defaults.Limits.maxSvgElements
         /// Most seconds of video decoded forward from a keyframe to reach a wanted frame.
-        public var maxVideoSeconds: Double = 30
+        public var maxVideoSeconds = Defaults.Limits.maxVideoSeconds
     }
 
     /// What an output carries (SPEC: Colour and metadata).
@@ -119,9 +119,9 @@ public struct Config: Equatable, Sendable {
     /// Video sources (SPEC: Video).
     public struct Video: Equatable, Sendable {
         /// The moment shown when `t` is not given (a clip shorter than twice it: its middle).
-        public var defaultSeconds: Double = 1
+        public var defaultSeconds = Defaults.Video.defaultSeconds
         /// How long each frame of a `frames=N` preview is shown.
-        public var previewFrameMs = 500
+        public var previewFrameMs = Defaults.Video.previewFrameMs
     }
 
     public struct Security: Equatable, Sendable {

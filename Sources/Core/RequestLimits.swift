@@ -24,9 +24,10 @@ public struct RequestLimits: Equatable, Sendable {
     public var watermarks: [String: Watermark]
 
     public init(
-        maxDimension: Int = 4096, maxDpr: Double = 4, autoAvif: Bool = false, autoJxl: Bool = false,
-        maxAnimationFrames: Int = 100, videoDefaultSeconds: Double = 1, previewFrameMs: Int = 500,
-        saveDataQuality: [String: Int] = ["jpeg": 50, "webp": 50, "avif": 35, "jxl": 50],
+        maxDimension: Int = Defaults.Limits.maxDimension, maxDpr: Double = Defaults.Limits.maxDpr,
+        autoAvif: Bool = false, autoJxl: Bool = false, maxAnimationFrames: Int = Defaults.Limits.maxAnimationFrames,
+        videoDefaultSeconds: Double = Defaults.Video.defaultSeconds,
+        previewFrameMs: Int = Defaults.Video.previewFrameMs, saveDataQuality: [String: Int] = Defaults.saveDataQuality,
         watermarks: [String: Watermark] = [:], autoQuality: AutoQuality = AutoQuality(),
         autoQualityByDefault: Bool = false
     ) {

@@ -1,4 +1,3 @@
-import Configuration
 import Core
 
 /// What the header of a source says, read before any pixel is decoded.
@@ -53,22 +52,26 @@ public struct ImagingLimits: Equatable, Sendable {
     /// JPEG shrink-on-load by the largest factor the scale allows (`images.fastShrinkOnLoad`).
     public var fastShrinkOnLoad: Bool
     /// Most frames of an animated source (`limits.maxAnimationFrames`).
-    public var maxAnimationFrames = 100
+    public var maxAnimationFrames = Defaults.Limits.maxAnimationFrames
     /// Most elements of an SVG source (`limits.maxSvgElements`).
-    public var maxSvgElements = 10_000
+    public var maxSvgElements = Defaults.Limits.maxSvgElements
     /// Most seconds of video decoded from a keyframe to a wanted frame (`limits.maxVideoSeconds`).
-    public var maxVideoSeconds: Double = 30
+    public var maxVideoSeconds = Defaults.Limits.maxVideoSeconds
     /// The moment of a video `/info` describes (`video.defaultSeconds`, SPEC: Video).
-    public var videoDefaultSeconds: Double = 1
+    public var videoDefaultSeconds = Defaults.Video.defaultSeconds
     /// `output.keepCopyright`: EXIF Copyright and Artist, XMP dc:rights and dc:creator kept.
     public var keepCopyright = false
 
     /// The formats served unless configured otherwise: `images.formats`' default.
-    public static let defaultFormats = Set(Config().images.formats)
+    public static let defaultFormats = Set(Defaults.formats)
 
+    /// The service's defaults, but `processingTimeoutMs` 0 (no limit) for a caller that
+    /// sets none: the service always sets `limits.processingTimeoutMs`.
     public init(
-        maxSourceBytes: Int64 = 50 << 20, maxSourcePixels: Int64 = 50_000_000, formats: Set<String> = defaultFormats,
-        processingTimeoutMs: Int = 0, fastShrinkOnLoad: Bool = true, maxAnimationFrames: Int = 100
+        maxSourceBytes: Int64 = Defaults.Limits.maxSourceBytes,
+        maxSourcePixels: Int64 = Defaults.Limits.maxSourcePixels,
+        formats: Set<String> = defaultFormats, processingTimeoutMs: Int = 0, fastShrinkOnLoad: Bool = true,
+        maxAnimationFrames: Int = Defaults.Limits.maxAnimationFrames
     ) {
         self.maxAnimationFrames = maxAnimationFrames
         self.processingTimeoutMs = processingTimeoutMs
@@ -78,17 +81,6 @@ public struct ImagingLimits: Equatable, Sendable {
         self.formats = formats
     }
 
-    public init(_ config: Config) {
-        self.init(
-            maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
-            formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs,
-            fastShrinkOnLoad: config.images.fastShrinkOnLoad)
-        maxAnimationFrames = config.limits.maxAnimationFrames
-        maxSvgElements = config.limits.maxSvgElements
-        maxVideoSeconds = config.limits.maxVideoSeconds
-        videoDefaultSeconds = config.video.defaultSeconds
-        keepCopyright = config.output.keepCopyright
-    }
 }
 
 /// libvips' loader class names, by the format they read.

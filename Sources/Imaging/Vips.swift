@@ -1,5 +1,4 @@
 import CVips
-import Configuration
 import Core
 import Foundation
 import Synchronization
@@ -30,8 +29,11 @@ public enum Vips {
         pointers.withUnsafeMutableBufferPointer { cvips_restrict_loaders($0.baseAddress, Int32($0.count)) }
     }
 
+    /// The levels of libvips' and GLib's log lines, and of the imaging's own.
+    public enum LogLevel: String, Sendable { case debug, info, warn, error }
+
     /// Where libvips' and GLib's log lines go: level, domain (`VIPS`, `GLib`, …), message.
-    public typealias LogSink = @Sendable (Config.LogLevel, String, String) -> Void
+    public typealias LogSink = @Sendable (LogLevel, String, String) -> Void
 
     private static let sink = Mutex<LogSink?>(nil)
 
@@ -42,7 +44,7 @@ public enum Vips {
         self.sink.withLock { $0 = sink }
         let callback: cvips_log_sink = { level, domain, message in
             guard let message else { return }
-            let l: Config.LogLevel =
+            let l: LogLevel =
                 switch level {
                 case 3: .error
                 case 2: .warn
@@ -57,7 +59,7 @@ public enum Vips {
     }
 
     /// A line of Aspect's own imaging work to the same log, at `level`.
-    static func log(_ level: Config.LogLevel, _ domain: String, _ message: String) {
+    static func log(_ level: LogLevel, _ domain: String, _ message: String) {
         sink.withLock { $0 }?(level, domain, message)
     }
 

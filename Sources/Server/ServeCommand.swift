@@ -31,7 +31,7 @@ enum ServeCommand {
         let repeats = RepeatFilter()
         Vips.routeLog(debug: config.log.level == .debug) { level, domain, message in
             if let line = repeats.pass(message, now: Clock.now()) {
-                EventLog.write(eventLevel(level), line, source: domain)
+                EventLog.write(eventLevel(Config.LogLevel(rawValue: level.rawValue) ?? .info), line, source: domain)
             }
         }
         var thumbnailer: Thumbnailer

@@ -101,3 +101,19 @@ enum WatermarkLoader {
         return nil
     }
 }
+
+extension ImagingLimits {
+    /// The imaging's settings, taken from the configuration here, where the parts are wired:
+    /// Imaging knows its own settings as a value, not the configuration.
+    init(_ config: Config) {
+        self.init(
+            maxSourceBytes: config.limits.maxSourceBytes, maxSourcePixels: config.limits.maxSourcePixels,
+            formats: Set(config.images.formats), processingTimeoutMs: config.limits.processingTimeoutMs,
+            fastShrinkOnLoad: config.images.fastShrinkOnLoad)
+        maxAnimationFrames = config.limits.maxAnimationFrames
+        maxSvgElements = config.limits.maxSvgElements
+        maxVideoSeconds = config.limits.maxVideoSeconds
+        videoDefaultSeconds = config.video.defaultSeconds
+        keepCopyright = config.output.keepCopyright
+    }
+}
