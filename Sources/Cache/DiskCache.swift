@@ -42,7 +42,7 @@ public final class DiskCache: Sendable {
     }
 
     public init(
-        dir: String, maxBytes: Int64, recheckMs: Int = 10_000,
+        dir: String, maxBytes: Int64, recheckMs: Int = Defaults.Cache.recheckMs,
         onRemove: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
         self.dir = dir

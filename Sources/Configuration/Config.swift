@@ -67,7 +67,7 @@ public struct Config: Equatable, Sendable {
         /// head in one write (at most `openFiles` × this much memory).
         public var memoryFileBytes: Int64 = 32 << 10
         /// How often a cache folder that cannot be used (full, not writable) is tried again.
-        public var recheckMs = 10_000
+        public var recheckMs = Defaults.Cache.recheckMs
     }
 
     public struct HTTP: Equatable, Sendable {

@@ -30,6 +30,12 @@ public enum Defaults {
         public static let maxVideoSeconds: Double = 30
     }
 
+    /// `cache.*`.
+    public enum Cache {
+        /// How often a cache folder that cannot be used (full, not writable) is tried again.
+        public static let recheckMs = 10_000
+    }
+
     /// `video.*`.
     public enum Video {
         public static let defaultSeconds: Double = 1
