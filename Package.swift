@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Dependency direction is the architecture: Core (the request, its parsing, geometry and
-// canonical form, the plan) depends on no other target, the HTTP codec on Syscalls alone; libvips, libcurl and GLib are reached through one
+// canonical form, the plan) depends on no other target, the HTTP codec on Core's percent
+// decoding and Syscalls alone; libvips, libcurl and GLib are reached through one
 // C shim each; the service knows its sources, result store and renderer by protocol, and
 // the `aspect` executable wires them. docs/design.md draws the arrows, and a doc test holds
 // that drawing to the targets below.
@@ -105,7 +106,7 @@ let package = Package(
         .target(name: "Syscalls"),
         // The HTTP/1.1 codec (parser and response writer, no I/O) and what a handler sees of
         // a server (handler, route, responder, context); a response's body may be an open file.
-        .target(name: "HTTP", dependencies: ["Syscalls"]),
+        .target(name: "HTTP", dependencies: ["Core", "Syscalls"]),
         // The event loop, connections, worker pool: POSIX sockets and epoll.
         .target(name: "HTTPServer", dependencies: ["Core", "HTTP", "CLinux", "Syscalls", "Workers"]),
         // The `aspect` executable: its commands, and the wiring of the real parts.

@@ -32,28 +32,12 @@ public struct QueryParameters: Equatable, Sendable {
     }
 
     static func percentDecode(_ bytes: Substring.UTF8View.SubSequence, what: String) throws(AspectError) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let c = bytes[i]
-            if c == UInt8(ascii: "%") {
-                let h1 = bytes.index(after: i)
-                guard h1 < bytes.endIndex, bytes.index(after: h1) < bytes.endIndex,
-                    let hi = hexDigitValue(bytes[h1]), let lo = hexDigitValue(bytes[bytes.index(after: h1)])
-                else {
-                    throw .badParam("\(what) has a broken percent escape: '%' must be followed by two hex digits")
-                }
-                out.append(hi << 4 | lo)
-                i = bytes.index(i, offsetBy: 3)
-            } else {
-                out.append(c == UInt8(ascii: "+") ? UInt8(ascii: " ") : c)
-                i = bytes.index(after: i)
-            }
-        }
-        guard let s = String(validating: out, as: UTF8.self) else {
+        do throws(PercentEncoding.DecodingError) {
+            return try PercentEncoding.decode(Substring(bytes), plusAsSpace: true)
+        } catch .brokenEscape {
+            throw .badParam("\(what) has a broken percent escape: '%' must be followed by two hex digits")
+        } catch {
             throw .badParam("\(what) is not valid UTF-8 once percent-decoded")
         }
-        return s
     }
 }

@@ -1,3 +1,4 @@
+import Core
 import Glibc
 
 /// An incremental HTTP/1.1 request parser: a state machine fed bytes as they arrive, in
@@ -369,26 +370,6 @@ enum Target {
     }
 
     static func percentDecode(_ s: Substring) -> String? {
-        if !s.utf8.contains(UInt8(ascii: "%")) { return String(s) }
-        var out: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let c = it.popFirst() {
-            if c == UInt8(ascii: "%") {
-                guard let h = it.popFirst(), let l = it.popFirst(), let hv = hex(h), let lv = hex(l) else { return nil }
-                out.append(hv << 4 | lv)
-            } else {
-                out.append(c)
-            }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
+        try? PercentEncoding.decode(s)
     }
 }

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import Syscalls
 
 /// `aspect thumb SRC OUT [--w N …]`: the service's pipeline for scripts.
 enum ThumbCommand {
@@ -91,7 +92,12 @@ enum ThumbCommand {
                 return fail(2, problem)
             }
             let result = try thumbnailer.thumbnail(path: src, request: request, requestLimits: config.requestLimits)
-            if let problem = AtomicFile.write(result.bytes, to: out) { return fail(1, problem) }
+            // Whole or not at all: a temporary file beside it, then a rename.
+            let dir = URL(fileURLWithPath: out).deletingLastPathComponent().path
+            let temp = "\(dir)/.\(URL(fileURLWithPath: out).lastPathComponent).\(getpid()).tmp"
+            guard AtomicFile.write(out, result.bytes, temporary: temp) else {
+                return fail(1, "cannot write \(out): \(String(cString: strerror(errno)))")
+            }
             return 0
         } catch {
             // Bad geometry for this source is the caller's to fix: a bad argument.
@@ -103,23 +109,5 @@ enum ThumbCommand {
     static func fail(_ status: Int32, _ message: String) -> Int32 {
         Console.error("aspect thumb: \(message)")
         return status
-    }
-}
-
-/// Writes a file whole or not at all: a temporary file beside it, then a rename.
-enum AtomicFile {
-    /// `nil` on success, else what went wrong.
-    static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let temp = "\(dir)/.\(URL(fileURLWithPath: path).lastPathComponent).\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else {
-            return "cannot write \(path): \(String(cString: strerror(errno)))"
-        }
-        guard rename(temp, path) == 0 else {
-            let why = String(cString: strerror(errno))
-            unlink(temp)
-            return "cannot write \(path): \(why)"
-        }
-        return nil
     }
 }

@@ -315,7 +315,7 @@ struct OptionReader {
                 }
                 filename = text
             } else {
-                filename = args[0].removingPercentEncoding ?? args[0]
+                filename = (try? PercentEncoding.decode(args[0])) ?? args[0]
             }
             if filename?.isEmpty == true { filename = nil }
         case "return_attachment":

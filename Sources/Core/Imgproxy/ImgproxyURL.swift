@@ -144,7 +144,7 @@ public struct ImgproxyURL: Sendable {
                 throw AspectError(
                     .badParam, "the plain source \(quoted(joined)) is empty or names more than one format")
             }
-            guard let path = String(at[0]).removingPercentEncoding else {
+            guard let path = try? PercentEncoding.decode(at[0]) else {
                 throw AspectError(.badParam, "the plain source \(quoted(joined)) is not valid percent-encoding")
             }
             return (path, at.count == 2 && !at[1].isEmpty ? String(at[1]) : nil)
