@@ -44,8 +44,6 @@ public enum Geometry {
         plan.region = region
         plan.rotate = r.rotate
         plan.flip = r.flip
-        plan.blur = r.blur
-        plan.sharpen = r.sharpen
         return plan
     }
 
@@ -195,11 +193,9 @@ public enum Geometry {
             plan.cornerRadius = min(short / 2, Double(Rounding.round(css * r.dpr) ?? 0))
         case nil: plan.cornerRadius = 0
         }
-        plan.pixelate = r.pixelate
+        setEffects(&plan, r)
         if let name = r.watermark {
-            guard let mark = limits.watermarks[name], let size = mark.size else {
-                throw AspectError(.internalError, "the watermark \(name) has not been read")
-            }
+            let (mark, size) = try watermark(name, limits)
             plan.watermark = mark.placement(name: name, size: size, on: plan.canvas, dpr: r.dpr)
         }
         if let p = r.padding {
@@ -217,6 +213,23 @@ public enum Geometry {
             plan.padding = insets
             plan.output = out
         }
+    }
+
+    /// After the geometry, for the native planner and imgproxy's alike: the blur, the
+    /// sharpening and the pixelation of the request.
+    static func setEffects(_ plan: inout Plan, _ r: ThumbRequest) {
+        plan.blur = r.blur
+        plan.sharpen = r.sharpen
+        plan.pixelate = r.pixelate
+    }
+
+    /// A configured watermark and its image's size, read at start-up; one that was not is
+    /// an internal error, for either planner (a request names only configured ones).
+    static func watermark(_ name: String, _ limits: RequestLimits) throws(AspectError) -> (Watermark, Size) {
+        guard let mark = limits.watermarks[name], let size = mark.size else {
+            throw AspectError(.internalError, "the watermark \(name) has not been read")
+        }
+        return (mark, size)
     }
 
     /// The window of `size` inside `image` that `gravity` keeps.

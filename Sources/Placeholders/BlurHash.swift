@@ -5,11 +5,13 @@ import Foundation
 /// part of it (the caller flattens first).
 public enum BlurHash {
     /// The hash of an RGB image (8 bits a channel, row by row), with `x` × `y` components
-    /// (1 … 9 each).
+    /// (1 … 9 each); nil for other counts, an empty image, or pixels that are not that many.
     public static func encode(width: Int, height: Int, rgb: [UInt8], x componentsX: Int = 4, y componentsY: Int = 3)
-        -> String
+        -> String?
     {
-        precondition((1...9).contains(componentsX) && (1...9).contains(componentsY) && rgb.count == width * height * 3)
+        guard (1...9).contains(componentsX), (1...9).contains(componentsY), width > 0, height > 0,
+            rgb.count == width * height * 3
+        else { return nil }
         let linear = rgb.map { srgbToLinear($0) }
         let (w, h) = (Double(width), Double(height))
         var components: [(Double, Double, Double)] = []

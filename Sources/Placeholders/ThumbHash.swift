@@ -5,9 +5,10 @@ import Foundation
 /// The encoder follows the published algorithm step for step, in the same order of
 /// floating-point operations as the reference, with JavaScript's `Math.round` (half up).
 public enum ThumbHash {
-    /// The hash of an RGBA image (8 bits a channel, not premultiplied) of at most 100×100.
-    public static func encode(width w: Int, height h: Int, rgba: [UInt8]) -> [UInt8] {
-        precondition(w > 0 && h > 0 && w <= 100 && h <= 100 && rgba.count == w * h * 4)
+    /// The hash of an RGBA image (8 bits a channel, not premultiplied) of at most 100×100;
+    /// nil for any other size, or pixels that are not that many.
+    public static func encode(width w: Int, height h: Int, rgba: [UInt8]) -> [UInt8]? {
+        guard w > 0, h > 0, w <= 100, h <= 100, rgba.count == w * h * 4 else { return nil }
         var avgR = 0.0
         var avgG = 0.0
         var avgB = 0.0

@@ -9,35 +9,49 @@ struct InfoOptions: Sendable {
     var wantsOutput: Bool
 }
 
-/// The JSON of `/info` (SPEC: Info), keys in SPEC's order.
+/// The JSON of `/info` (SPEC: Info), keys in SPEC's order. Every string goes through
+/// `JSONText.string`, so a source's format, a codec or a colour with a quote, a backslash
+/// or a control character in it keeps the document valid.
 enum InfoDocument {
     static func make(
         _ facts: SourceFacts, request: ThumbRequest, limits: RequestLimits, accept: String?, withOutput: Bool
     ) throws(ServiceFailure) -> [UInt8] {
         let d = facts.description
         let (w, h, rgba) = (facts.previewWidth, facts.previewHeight, facts.previewRGBA)
-        let thumbhash = Data(ThumbHash.encode(width: w, height: h, rgba: rgba)).base64EncodedString()
         // BlurHash has no alpha: a transparent part counts as the white a page shows.
         var rgb = [UInt8]()
         rgb.reserveCapacity(w * h * 3)
-        for i in stride(from: 0, to: rgba.count, by: 4) {
+        for i in stride(from: 0, to: rgba.count - 3, by: 4) {
             let a = Int(rgba[i + 3])
             for k in 0..<3 { rgb.append(UInt8((Int(rgba[i + k]) * a + 255 * (255 - a) + 127) / 255)) }
         }
-        let blurhash = BlurHash.encode(width: w, height: h, rgb: rgb, x: 4, y: 3)
-        var json = #"{"source": {"width": \#(d.size.width), "height": \#(d.size.height), "format": "\#(d.format)", "#
-        json += #""hasAlpha": \#(d.hasAlpha), "orientation": \#(facts.orientation), "frames": \#(facts.frames), "#
-        json += #""pages": \#(facts.pages), "#
+        guard let thumbhash = ThumbHash.encode(width: w, height: h, rgba: rgba),
+            let blurhash = BlurHash.encode(width: w, height: h, rgb: rgb, x: 4, y: 3)
+        else {
+            throw ServiceFailure(
+                AspectError(.internalError, "the placeholders could not be made"), stage: "describe",
+                detail: "a preview of \(w)×\(h) with \(rgba.count) bytes")
+        }
+        var source: [(String, String)] = [
+            ("width", "\(d.size.width)"), ("height", "\(d.size.height)"), ("format", JSONText.string(d.format)),
+            ("hasAlpha", "\(d.hasAlpha)"), ("orientation", "\(facts.orientation)"), ("frames", "\(facts.frames)"),
+            ("pages", "\(facts.pages)"),
+        ]
         if let video = facts.video {
             // A video's stream (SPEC: Video): seconds and frames a second, to the millisecond.
-            json += #""duration": \#(NumberSyntax.text((video.duration * 1000).rounded() / 1000)), "#
-            json +=
-                #""codec": \#(quoted(video.codec)), "fps": \#(NumberSyntax.text((video.fps * 1000).rounded() / 1000)), "#
+            source += [
+                ("duration", NumberSyntax.text((video.duration * 1000).rounded() / 1000)),
+                ("codec", JSONText.string(video.codec)),
+                ("fps", NumberSyntax.text((video.fps * 1000).rounded() / 1000)),
+            ]
         }
-        json += #""bytes": \#(d.bytes)}, "ratio": \#(Double(d.size.width) / Double(d.size.height)), "#
-        json += #""thumbhash": "\#(thumbhash)", "blurhash": "\#(blurhash)", "#
-        json += #""averageColor": \#(quoted(Colours.average(rgba: rgba))), "#
-        json += #""dominantColor": \#(quoted(Colours.dominant(rgba: rgba)))"#
+        source.append(("bytes", "\(d.bytes)"))
+        var document: [(String, String)] = [
+            ("source", JSONText.object(source)), ("ratio", "\(Double(d.size.width) / Double(d.size.height))"),
+            ("thumbhash", JSONText.string(Data(thumbhash).base64EncodedString())),
+            ("blurhash", JSONText.string(blurhash)), ("averageColor", JSONText.string(Colours.average(rgba: rgba))),
+            ("dominantColor", JSONText.string(Colours.dominant(rgba: rgba))),
+        ]
         if withOutput {
             // The same plan /thumb makes: its errors are /thumb's too.
             let order: RenderOrder
@@ -46,12 +60,46 @@ enum InfoDocument {
             } catch {
                 throw ServiceFailure(error, stage: "header")
             }
-            json += #", "output": {"width": \#(order.plan.output.width), "height": \#(order.plan.output.height), "#
-            json += #""format": "\#(order.format.rawValue)"}"#
+            document.append(
+                (
+                    "output",
+                    JSONText.object([
+                        ("width", "\(order.plan.output.width)"), ("height", "\(order.plan.output.height)"),
+                        ("format", JSONText.string(order.format.rawValue)),
+                    ])
+                ))
         }
-        json += "}\n"
-        return Array(json.utf8)
+        return Array((JSONText.object(document) + "\n").utf8)
+    }
+}
+
+/// JSON text written by hand in a fixed key order (Foundation's encoder sorts or scrambles
+/// keys), with strings escaped as RFC 8259 asks: `"` and `\` escaped, and every control
+/// character (below U+0020) as `\n`, `\t`, … or `\u00XX`.
+enum JSONText {
+    /// `value` as a JSON string, or `null` for nil.
+    static func string(_ value: String?) -> String {
+        guard let value else { return "null" }
+        var out = "\""
+        out.reserveCapacity(value.utf8.count + 2)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
-    static func quoted(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "null" }
+    /// An object of members in this order; each value already JSON text.
+    static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { string($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
+    }
 }

@@ -170,6 +170,25 @@ import Testing
         #expect(settled.canonical == (try ThumbRequest.parse(query: query, limits: limits).canonical), "\(dialect)")
     }
 
+    /// A watermark that was not read is the same error for both planners, never dropped
+    /// in silence by one of them.
+    @Test func anUnreadWatermarkIsAnErrorForBothPlanners() throws {
+        var g = ImgproxyGeometry()
+        g.width = 100
+        g.watermark = ImgproxyWatermark(name: "logo", opacity: 1, position: ImgproxyGravity(), scale: 0)
+        var limits = Self.limits
+        limits.watermarks = ["logo": Watermark(src: "logo.png")]
+        #expect(throws: AspectError.self) {
+            try g.plan(
+                source: Size(width: 400, height: 300), request: ThumbRequest(src: "a"), isVector: false, limits: limits)
+        }
+        var native = ThumbRequest(src: "a")
+        native.watermark = "logo"
+        #expect(throws: AspectError.self) {
+            try Geometry.plan(source: Size(width: 400, height: 300), request: native, limits: limits)
+        }
+    }
+
     /// Native `extend` places its padding by `gravity`, so gravity is part of the key.
     @Test func extendsGravityIsInTheKey() throws {
         func key(_ q: String) throws -> String { try ThumbRequest.parse(query: q, limits: Self.limits).canonical }

@@ -86,10 +86,9 @@ extension ImgproxyGeometry {
         if pad.contains(where: { $0 > 0 }) {
             plan.padding = Insets(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])
         }
-        plan.blur = r.blur
-        plan.sharpen = r.sharpen
-        plan.pixelate = r.pixelate
-        if let wm = watermark, let mark = limits.watermarks[wm.name], let size = mark.size {
+        Geometry.setEffects(&plan, r)
+        if let wm = watermark {
+            let (mark, size) = try Geometry.watermark(wm.name, limits)
             // Its opacity times the configured one, as imgproxy's times IMGPROXY_WATERMARK_OPACITY.
             plan.watermark = placement(wm, size, on: canvas, dprScale: s.dprScale)
             plan.watermark?.opacity = wm.opacity * mark.opacity
