@@ -156,8 +156,9 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: [
-                "Server", "aspect-bench", "Imaging", "Core", "Configuration", "Service", "Signing", "TestSupport",
-                "AspectClient",
+                "Server", "aspect-bench", "Imaging", "ImagingTestSupport", "Core", "Configuration", "Service",
+                "Signing",
+                "TestSupport", "AspectClient",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
     ],

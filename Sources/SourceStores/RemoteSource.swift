@@ -61,14 +61,19 @@ public final class RemoteSource: SourceStore {
     /// Why the last download could not be kept, until one can.
     private let keepProblem = Mutex<String?>(nil)
 
+    /// What a kept source's age is told by (monotonic nanoseconds): `Clock.now`, or a
+    /// test's clock, so that a window of seconds is tested without waiting it out.
+    let now: @Sendable () -> UInt64
+
     /// `cacheDir` holds the downloaded sources, up to `cacheMaxBytes`.
     public init(
         origin: any Origin, settings: FetchSettings, cacheDir: String, cacheMaxBytes: Int64,
-        client: CurlClient = .shared
+        client: CurlClient = .shared, clock: @escaping @Sendable () -> UInt64 = { Clock.now() }
     ) {
         self.origin = origin
         self.settings = settings
         self.client = client
+        now = clock
         cache = SourceCache(dir: cacheDir, maxBytes: cacheMaxBytes)
     }
 
@@ -120,7 +125,7 @@ public final class RemoteSource: SourceStore {
 
     public func resolve(_ src: String) -> SourceResolution {
         guard let e = cache.entry(src) else { return .needsFetch }
-        switch age(e.checkedAt, now: Clock.now()) {
+        switch age(e.checkedAt, now: now()) {
         case .fresh: return .ready(identity(e.record))
         case .expired: return .needsFetch
         case .stale:
@@ -132,7 +137,7 @@ public final class RemoteSource: SourceStore {
 
     public func isCurrent(_ known: SourceIdentity) -> Bool {
         guard let e = cache.entry(known.path), e.record.version == known.version else { return false }
-        switch age(e.checkedAt, now: Clock.now()) {
+        switch age(e.checkedAt, now: now()) {
         case .fresh: return true
         case .expired: return false
         case .stale:
@@ -337,7 +342,7 @@ public final class RemoteSource: SourceStore {
                 unlink(temp.path)
                 return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
             }
-            guard cache.keep(record, body: temp.path, at: Clock.now()) else {
+            guard cache.keep(record, body: temp.path, at: now()) else {
                 let why = String(cString: strerror(errno))
                 unlink(temp.path)
                 return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
@@ -346,7 +351,7 @@ public final class RemoteSource: SourceStore {
             return (.success(identity(record)), .downloaded, r.bytes)
         case 304:
             guard let known else { break }
-            cache.confirmed(src, at: Clock.now())
+            cache.confirmed(src, at: now())
             return (.success(identity(known)), .notModified, 0)
         case 404, 410:
             cache.remove(src)

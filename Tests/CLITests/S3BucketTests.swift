@@ -102,16 +102,26 @@ import Testing
     }
 
     /// An object replaced in the bucket: the old one within sources.revalidateSeconds, the
-    /// new one (a new ETag, a new result) after it (with sources.staleSeconds 0, the
-    /// request after the window waits for the check: HTTPOriginTests has the default).
+    /// new one (a new ETag, a new result) once a check is due (with sources.staleSeconds 0,
+    /// the request waits for it): the window is an hour, then the same source cache under a
+    /// server whose every request is due a check. RemoteSourceTests moves a test clock
+    /// through the window itself.
     @Test func aReplacedObjectIsServedNewAfterTheWindow() throws {
         try moto.put("photos/swap.jpg", samples["landscape.jpg"] ?? [])
-        let s = try serve(["ASPECT_SOURCES_REVALIDATESECONDS": "1", "ASPECT_SOURCES_STALESECONDS": "0"])
-        let first = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
+        let cache = "cache-swap-\(UUID().uuidString)"
+        let within = try serve([
+            "ASPECT_SOURCES_REVALIDATESECONDS": "3600", "ASPECT_SOURCES_STALESECONDS": "0", "ASPECT_CACHE_DIR": cache,
+        ])
+        let first = try ServiceTests.get(within.port, "/thumb?src=swap.jpg&w=90")
         try moto.put("photos/swap.jpg", samples["portrait.jpg"] ?? [])
-        let within = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
-        #expect(within.headers["etag"] == first.headers["etag"])
-        usleep(1_200_000)
+        let kept = try ServiceTests.get(within.port, "/thumb?src=swap.jpg&w=90")
+        #expect(kept.headers["etag"] == first.headers["etag"])
+        within.signal(SIGTERM)
+        _ = within.wait(seconds: 10)
+        // The same source cache, every request due a check: the new object.
+        let s = try serve([
+            "ASPECT_SOURCES_REVALIDATESECONDS": "0", "ASPECT_SOURCES_STALESECONDS": "0", "ASPECT_CACHE_DIR": cache,
+        ])
         let after = try ServiceTests.get(s.port, "/thumb?src=swap.jpg&w=90")
         #expect(after.status == 200 && after.headers["etag"] != first.headers["etag"] && after.body != first.body)
     }

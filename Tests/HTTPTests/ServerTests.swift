@@ -340,7 +340,11 @@ import Testing
         defer { s.stop() }
         let stuck = try TestClient(port: s.port)
         try stuck.send(TestClient.get("/big?\(64 << 20)"))
-        usleep(1_200_000)
+        // Taken in, then closed once writeTimeoutMs passes with nothing read: polled, at
+        // most 10 s each.
+        for _ in 0..<1000 where s.server.stats.snapshot.connections == 0 { usleep(10_000) }
+        #expect(s.server.stats.snapshot.connections == 1)
+        for _ in 0..<1000 where s.server.stats.snapshot.connections != 0 { usleep(10_000) }
         #expect(s.server.stats.snapshot.connections == 0, "the stuck connection was closed")
         let c = try TestClient(port: s.port)
         try c.send(TestClient.get("/hello"))
