@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import HTTP
 import Placeholders
 import Stores
 
@@ -9,8 +10,8 @@ struct InfoOptions: Sendable {
     var wantsOutput: Bool
 }
 
-/// The JSON of `/info` (SPEC: Info), keys in SPEC's order. Every string goes through
-/// `JSONText.string`, so a source's format, a codec or a colour with a quote, a backslash
+/// The JSON of `/info` (SPEC: Info), keys in SPEC's order. Every string goes through one
+/// escaper (`JSON.string`), so a source's format, a codec or a colour with a quote, a backslash
 /// or a control character in it keeps the document valid.
 enum InfoDocument {
     static func make(
@@ -74,32 +75,13 @@ enum InfoDocument {
 }
 
 /// JSON text written by hand in a fixed key order (Foundation's encoder sorts or scrambles
-/// keys), with strings escaped as RFC 8259 asks: `"` and `\` escaped, and every control
-/// character (below U+0020) as `\n`, `\t`, … or `\u00XX`.
+/// keys); strings by HTTP's `JSON.string`, the one escaper of error bodies and logs.
 enum JSONText {
     /// `value` as a JSON string, or `null` for nil.
-    static func string(_ value: String?) -> String {
-        guard let value else { return "null" }
-        var out = "\""
-        out.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func string(_ value: String?) -> String { value.map(JSON.string) ?? "null" }
 
     /// An object of members in this order; each value already JSON text.
     static func object(_ members: [(String, String)]) -> String {
-        "{" + members.map { string($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
+        "{" + members.map { JSON.string($0.0) + ": " + $0.1 }.joined(separator: ", ") + "}"
     }
 }
