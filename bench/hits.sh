@@ -10,7 +10,8 @@
 #   bash bench/hits.sh
 #   BEFORE_REF=20caf80 bash bench/hits.sh
 # Env: ROUNDS (5), DURATION (10s), CONNS (64), BEFORE_REF (a commit to build beside),
-#      MODES ("keepalive close"), THREADS (wrk's, 2).
+#      BEFORE_BIN (instead: that commit's release `aspect`, built already, with BEFORE_REF
+#      naming it), MODES ("keepalive close"), THREADS (wrk's, 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-64}"; MODES="${MODES:-keepalive close}"
@@ -23,7 +24,12 @@ swift build -c release --product aspect >/dev/null
 NEW="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
 out=$(mktemp -d); echo "raw output: $out" >&2
 BEFORE=""
-if [ -n "${BEFORE_REF:-}" ]; then
+BEFORE_DIR="$out/before-src"
+if [ -n "${BEFORE_BIN:-}" ]; then
+  # A checkout's .build/release/aspect: run in that checkout, with its own config.json.
+  BEFORE="$BEFORE_BIN"
+  BEFORE_DIR="$(cd "$(dirname "$BEFORE_BIN")/../.." && pwd)"
+elif [ -n "${BEFORE_REF:-}" ]; then
   git worktree add -q --detach "$out/before-src" "$BEFORE_REF"
   (cd "$out/before-src" && swift build -c release --product aspect >/dev/null)
   BEFORE="$out/before-src/.build/release/aspect"
@@ -33,7 +39,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
   stop_pidfile "$RUN/nginx-static.pid"
-  [ -z "$BEFORE" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
+  [ -z "$BEFORE" ] || [ -n "${BEFORE_BIN:-}" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -54,7 +60,7 @@ curl -s -o "$out/hit-auto.jpg" "http://127.0.0.1:18190$AUTO_Q"
 cmp -s "$out/hit-auto.jpg" "$out/hit-after.jpg" || { echo "format=auto gave other bytes" >&2; exit 1; }
 targets+=("Aspect, this checkout, format=auto|http://127.0.0.1:18190$AUTO_Q")
 if [ -n "$BEFORE" ]; then
-  start_aspect before "$BEFORE" 18191 "$out/before-src"
+  start_aspect before "$BEFORE" 18191 "$BEFORE_DIR"
   targets+=("Aspect at $BEFORE_REF|http://127.0.0.1:18191$PATH_Q")
   cmp -s "$out/hit-after.jpg" "$out/hit-before.jpg" || echo "note: the two builds' thumbnails differ in bytes" >&2
 fi

@@ -1,3 +1,4 @@
+import Core
 import HTTP
 import Stores
 import Synchronization
@@ -23,14 +24,18 @@ final class RecentKeys: Sendable {
         let identity: SourceIdentity
         let key: CacheKey
         let headers: AnswerHeaders
+        /// An imgproxy URL's request as settled by the source's header (for `identity`):
+        /// a later miss of the same URL on the same source reads no header again.
+        let settled: ThumbRequest?
         /// `SourceStore.changeStamp()` as read before the identity was last found current;
         /// `UInt64.max` before it ever was.
         private let checked = Atomic<UInt64>(.max)
 
-        init(identity: SourceIdentity, key: CacheKey, headers: AnswerHeaders) {
+        init(identity: SourceIdentity, key: CacheKey, headers: AnswerHeaders, settled: ThumbRequest? = nil) {
             self.identity = identity
             self.key = key
             self.headers = headers
+            self.settled = settled
         }
 
         var stamp: UInt64? {

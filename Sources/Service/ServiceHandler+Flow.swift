@@ -43,6 +43,10 @@ extension ServiceHandler {
         var wantsOutput: Bool
         /// imgproxy URLs: what `Content-Disposition` says.
         var disposition: Disposition?
+        /// An imgproxy URL: its request is settled by the source's header (`settling`).
+        var dialect = false
+        /// The same URL's request as settled before, and on which version of the source.
+        var settledBefore: (request: ThumbRequest, identity: SourceIdentity)?
     }
 
     /// The source is remote and not known current: fetched (or revalidated) on a fetch
@@ -89,6 +93,11 @@ extension ServiceHandler {
     func settling(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
         guard known.endpoint == .thumb, ImgproxyURL.needsSource(known.parsed) else {
             return identified(known, identity)
+        }
+        if let before = known.settledBefore, before.identity == identity {
+            var settled = known
+            settled.parsed = before.request
+            return identified(settled, identity)
         }
         let (sources, renderer, limits) = (sources, renderer, limits)
         return .work {
@@ -142,7 +151,9 @@ extension ServiceHandler {
         common.append("Surrogate-Key", tag)
         common.append("Cache-Tag", tag)
         let headers = AnswerHeaders(common: common, disposition: known.disposition)
-        recent.set(known.memoKey, RecentKeys.Entry(identity: identity, key: key, headers: headers))
+        recent.set(
+            known.memoKey,
+            RecentKeys.Entry(identity: identity, key: key, headers: headers, settled: known.dialect ? parsed : nil))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
         // A /thumb render of a whole still source can make /info's answer too, from the

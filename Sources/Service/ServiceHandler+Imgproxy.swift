@@ -46,6 +46,10 @@ extension ServiceHandler {
             wantsOutput: false)
         known.disposition = Disposition(
             stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment)
+        known.dialect = true
+        if let prior = recent.get(memoKey), let settled = prior.settled {
+            known.settledBefore = (settled, prior.identity)
+        }
         return resolving(known)
     }
 }

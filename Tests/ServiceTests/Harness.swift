@@ -243,6 +243,8 @@ final class FolderResults: ResultStore {
 final class ScriptRenderer: Renderer {
     let renders = Atomic<Int>(0)
     let descriptions = Atomic<Int>(0)
+    /// Headers read to settle imgproxy URLs.
+    let headers = Atomic<Int>(0)
     /// Milliseconds each render takes, so that requests can meet in flight.
     let delayMs = Atomic<Int>(0)
 
@@ -301,7 +303,8 @@ final class ScriptRenderer: Renderer {
     }
 
     func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription {
-        try Self.source(file)
+        headers.add(1, ordering: .relaxed)
+        return try Self.source(file)
     }
 
     static func facts(_ source: SourceDescription) -> SourceFacts {
