@@ -23,23 +23,14 @@ need_apt wrk curl nginx-light
 swift build -c release --product aspect >/dev/null
 NEW="$PWD/$(swift build -c release --show-bin-path | sed "s|^$PWD/||")/aspect"
 out=$(mktemp -d); echo "raw output: $out" >&2
-BEFORE=""
-BEFORE_DIR="$out/before-src"
-if [ -n "${BEFORE_BIN:-}" ]; then
-  # A checkout's .build/release/aspect: run in that checkout, with its own config.json.
-  BEFORE="$BEFORE_BIN"
-  BEFORE_DIR="$(cd "$(dirname "$BEFORE_BIN")/../.." && pwd)"
-elif [ -n "${BEFORE_REF:-}" ]; then
-  git worktree add -q --detach "$out/before-src" "$BEFORE_REF"
-  (cd "$out/before-src" && swift build -c release --product aspect >/dev/null)
-  BEFORE="$out/before-src/.build/release/aspect"
-fi
+. bench/lib.sh
+before_build
 [ -f "$THUMBS/big.jpg" ] || "$PEERS/make-corpus.sh" >/dev/null
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null || true; done
   stop_pidfile "$RUN/nginx-static.pid"
-  [ -z "$BEFORE" ] || [ -n "${BEFORE_BIN:-}" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
+  before_cleanup
 }
 trap cleanup EXIT
 

@@ -69,3 +69,23 @@ many_sources() {
     done
   done
 }
+
+# before_build: the build to compare with, from BEFORE_BIN (a checkout's
+# .build/release/aspect, built already: run in that checkout, with its own config.json) or
+# else BEFORE_REF (checked out under $out/before-src and built there). Sets BEFORE (the
+# binary, empty without either) and BEFORE_DIR (where to run it); before_cleanup removes a
+# checkout it made.
+before_build() {
+  BEFORE=""; BEFORE_DIR="$out/before-src"
+  if [ -n "${BEFORE_BIN:-}" ]; then
+    BEFORE="$BEFORE_BIN"
+    BEFORE_DIR="$(cd "$(dirname "$BEFORE_BIN")/../.." && pwd)"
+  elif [ -n "${BEFORE_REF:-}" ]; then
+    git worktree add -q --detach "$out/before-src" "$BEFORE_REF"
+    (cd "$out/before-src" && swift build -c release --product aspect >/dev/null)
+    BEFORE="$out/before-src/.build/release/aspect"
+  fi
+}
+before_cleanup() {
+  [ -z "${BEFORE:-}" ] || [ -n "${BEFORE_BIN:-}" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
+}

@@ -16,19 +16,11 @@ ROUNDS="${ROUNDS:-5}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-8}"
 : "${BEFORE_REF:?name the commit to compare with: BEFORE_REF=…}"
 . bench/lib.sh
 bench_start wrk curl
-BEFORE_DIR="$out/before-src"
-if [ -n "${BEFORE_BIN:-}" ]; then
-  BEFORE="$BEFORE_BIN"
-  BEFORE_DIR="$(cd "$(dirname "$BEFORE_BIN")/../.." && pwd)"
-else
-  git worktree add -q --detach "$out/before-src" "$BEFORE_REF"
-  (cd "$out/before-src" && swift build -c release --product aspect >/dev/null)
-  BEFORE="$out/before-src/.build/release/aspect"
-fi
+before_build
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null || true; done
-  [ -n "${BEFORE_BIN:-}" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
+  before_cleanup
 }
 trap cleanup EXIT
 

@@ -29,7 +29,7 @@ public enum PercentEncoding {
 
     /// `%XX` made the byte it names; `plusAsSpace`: `+` a space too, as a form-encoded query
     /// has it (in a path a `+` is a `+`).
-    public static func decode(_ text: some StringProtocol, plusAsSpace: Bool = false) throws(DecodingError) -> String {
+    public static func decode(_ text: Substring, plusAsSpace: Bool = false) throws(DecodingError) -> String {
         let bytes = text.utf8
         let percent = UInt8(ascii: "%")
         let plus = UInt8(ascii: "+")

@@ -370,6 +370,8 @@ enum Target {
     }
 
     static func percentDecode(_ s: Substring) -> String? {
-        try? PercentEncoding.decode(s)
+        // Most paths have no escape: no call into Core for them (on every request's path).
+        if !s.utf8.contains(UInt8(ascii: "%")) { return String(s) }
+        return try? PercentEncoding.decode(s)
     }
 }

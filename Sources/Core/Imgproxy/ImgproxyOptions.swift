@@ -315,7 +315,7 @@ struct OptionReader {
                 }
                 filename = text
             } else {
-                filename = (try? PercentEncoding.decode(args[0])) ?? args[0]
+                filename = (try? PercentEncoding.decode(Substring(args[0]))) ?? args[0]
             }
             if filename?.isEmpty == true { filename = nil }
         case "return_attachment":
