@@ -9,7 +9,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libxml2-dev pkg-config \
-        libavformat-dev libavcodec-dev libavutil-dev libswscale-dev \
+        libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libseccomp-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -23,7 +23,7 @@ FROM debian:bookworm-slim
 # The runtime packages: libvips and what it loads, libcurl and the CA certificates for
 # HTTP and S3 sources, libxml2 for the SVG sanitiser, FFmpeg's libraries for video sources
 # (deploy/verify-runtime.sh reads this line).
-ARG RUNTIME_PACKAGES="libvips42 libcurl4 libxml2 libavformat59 libavcodec59 libavutil57 libswscale6 ca-certificates"
+ARG RUNTIME_PACKAGES="libvips42 libcurl4 libxml2 libavformat59 libavcodec59 libavutil57 libswscale6 libseccomp2 ca-certificates"
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
     && rm -rf /var/lib/apt/lists/* \

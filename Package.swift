@@ -102,6 +102,11 @@ let package = Package(
             name: "SharedResults",
             dependencies: ["Core", "Configuration", "Stores", "Hashing", "Remote", "S3", "Workers"]),
         .target(name: "CLinux"),
+        // libseccomp and the process calls of the render workers (SPEC: Isolation).
+        .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        // Renders in sandboxed worker processes: the wire, the worker's loop and the
+        // service's renderer that hands jobs to the workers.
+        .target(name: "Isolation", dependencies: ["Core", "Stores", "Syscalls", "CLinux", "CSandbox"]),
         // System calls with EINTR retried in one place, and the clocks; Glibc only.
         .target(name: "Syscalls"),
         // The HTTP/1.1 codec (parser and response writer, no I/O) and what a handler sees of
@@ -114,7 +119,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "SharedResults", "Signing",
-                "Hashing",
+                "Hashing", "Isolation", "CSandbox",
                 "CLinux",
                 "Syscalls", "Service", "Stores",
                 "SourceStores",

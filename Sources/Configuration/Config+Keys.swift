@@ -34,6 +34,9 @@ extension Config {
         .integer(
             "server.acceptBackoffMs", 1...60_000, "time accepting stops when descriptors run out, in ms",
             \.server.acceptBackoffMs),
+        .choice(
+            "server.isolation", "where renders run: sandboxed worker processes, or threads of the service",
+            \.server.isolation),
         ConfigKey(
             "images.root", "where src is looked up: a folder, an http(s):// base URL or s3://BUCKET/PREFIX/",
             isPath: true
@@ -154,6 +157,12 @@ extension Config {
         .integer(
             "limits.processingTimeoutMs", 10...3_600_000, "longest time for one image job, in ms",
             \.limits.processingTimeoutMs),
+        .bytes(
+            "limits.workerMemoryBytes", (64 << 20)...(1 << 40), "a render worker's address-space limit",
+            \.limits.workerMemoryBytes),
+        .integer(
+            "limits.poisonSeconds", 0...86_400, "how long a source that killed a render worker is refused, in seconds",
+            \.limits.poisonSeconds),
         .integer(
             "limits.maxAnimationFrames", 1...100_000,
             "most frames an animated source may have; its frames together count against limits.maxSourcePixels",

@@ -22,7 +22,12 @@ public struct Config: Equatable, Sendable {
         public var lingerTimeoutMs = Defaults.Server.lingerTimeoutMs
         /// How long accepting stops when the process runs out of descriptors (nginx: 500 ms).
         public var acceptBackoffMs = Defaults.Server.acceptBackoffMs
+        /// Where renders run (SPEC: Isolation).
+        public var isolation = Isolation.process
     }
+
+    /// `server.isolation`: renders in sandboxed worker processes, or in the service's own.
+    public enum Isolation: String, Sendable, CaseIterable { case process, thread }
 
     public struct Images: Equatable, Sendable {
         /// The folder `src` is relative to (absolute once loaded).
@@ -98,6 +103,10 @@ public struct Config: Equatable, Sendable {
         public var maxSvgElements = Defaults.Limits.maxSvgElements
         /// Most seconds of video decoded forward from a keyframe to reach a wanted frame.
         public var maxVideoSeconds = Defaults.Limits.maxVideoSeconds
+        /// A render worker's address-space limit (SPEC: Isolation).
+        public var workerMemoryBytes = Defaults.Limits.workerMemoryBytes
+        /// How long a source that killed a render worker is refused without a try.
+        public var poisonSeconds = Defaults.Limits.poisonSeconds
     }
 
     /// What an output carries (SPEC: Colour and metadata).

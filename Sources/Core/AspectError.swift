@@ -1,9 +1,9 @@
 /// The one error type of Aspect: a closed set of codes, each with a message a person
 /// can act on. Core knows no HTTP; the server maps each code to a status in one switch.
 /// What the HTTP layer answers on its own (408, 414, 431, a full queue) is its `HTTPError`.
-public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct AspectError: Error, Equatable, Sendable, Codable, CustomStringConvertible {
     /// What went wrong, as a stable machine-readable code.
-    public enum Code: String, Sendable, CaseIterable {
+    public enum Code: String, Sendable, CaseIterable, Codable {
         /// A parameter is missing, unknown, repeated, malformed or out of range.
         case badParam = "bad_param"
         /// The signature is missing or does not match.
@@ -22,6 +22,8 @@ public struct AspectError: Error, Equatable, Sendable, CustomStringConvertible {
         case sourceTooLarge = "source_too_large"
         /// The source is not an image that can be decoded, or is corrupt.
         case unsupportedSource = "unsupported_source"
+        /// The source made a render worker die (SPEC: Isolation), or did so lately.
+        case decodeCrashed = "decode_crashed"
         /// Processing took longer than the configured limit.
         case processingTimeout = "processing_timeout"
         /// The origin (HTTP or S3) failed: refused, reset, a 5xx, a 4xx other than 404/410.

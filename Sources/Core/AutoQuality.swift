@@ -11,7 +11,7 @@ extension ThumbRequest {
 /// `q=auto` (SPEC: Efficiency): the lowest quality from `min` to `max` whose result keeps
 /// SSIM of its luma against the unencoded result at `ssim` or above, found to within 2 of
 /// the lowest in at most six encodes; `max` when even it falls short.
-public struct AutoQuality: Equatable, Sendable, CustomStringConvertible {
+public struct AutoQuality: Equatable, Sendable, Codable, CustomStringConvertible {
     public var min: Int
     public var max: Int
     public var ssim: Double

@@ -28,6 +28,8 @@ public enum Defaults {
         public static let maxAnimationFrames = 100
         public static let maxSvgElements = 10_000
         public static let maxVideoSeconds: Double = 30
+        public static let workerMemoryBytes: Int64 = 2 << 30
+        public static let poisonSeconds = 300
     }
 
     /// `cache.*`.

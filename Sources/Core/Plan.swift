@@ -1,5 +1,5 @@
 /// A size in pixels; both sides at least 1 wherever a plan holds one.
-public struct Size: Equatable, Hashable, Sendable, CustomStringConvertible {
+public struct Size: Equatable, Hashable, Sendable, Codable, CustomStringConvertible {
     public var width: Int
     public var height: Int
 
@@ -12,7 +12,7 @@ public struct Size: Equatable, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A rectangle in pixels, its origin at the top left.
-public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
+public struct Rect: Equatable, Hashable, Sendable, Codable, CustomStringConvertible {
     public var x: Int
     public var y: Int
     public var width: Int
@@ -31,7 +31,7 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Margins in pixels: top, right, bottom, left.
-public struct Insets: Equatable, Hashable, Sendable {
+public struct Insets: Equatable, Hashable, Sendable, Codable {
     public var top: Int
     public var right: Int
     public var bottom: Int
@@ -49,7 +49,7 @@ public struct Insets: Equatable, Hashable, Sendable {
 
 /// What to do to a source to answer a request: every number the imaging step needs,
 /// computed by `Geometry.plan` and nothing else.
-public struct Plan: Equatable, Sendable {
+public struct Plan: Equatable, Sendable, Codable {
     /// The source, after EXIF orientation.
     public var source: Size
     public var mode: Mode

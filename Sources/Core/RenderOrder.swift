@@ -1,6 +1,6 @@
 /// What a renderer reads from a source's header and tells the planner, before any pixel
 /// is decoded.
-public struct SourceDescription: Equatable, Sendable {
+public struct SourceDescription: Equatable, Sendable, Codable {
     /// Upright (after EXIF orientation): what the geometry plans on.
     public var size: Size
     public var hasAlpha: Bool
@@ -45,7 +45,7 @@ public struct SourceDescription: Equatable, Sendable {
 }
 
 /// What the planner asks a renderer for: the plan, the output format, the quality.
-public struct RenderOrder: Equatable, Sendable {
+public struct RenderOrder: Equatable, Sendable, Codable {
     public var plan: Plan
     public var format: ImageFormat
     public var quality: Int?
@@ -153,7 +153,7 @@ public struct RenderOrder: Equatable, Sendable {
 }
 
 /// What `/info` is made of: the header's facts and a small upright decode.
-public struct SourceFacts: Equatable, Sendable {
+public struct SourceFacts: Equatable, Sendable, Codable {
     public var description: SourceDescription
     /// EXIF orientation, 1 … 8.
     public var orientation: Int
@@ -184,7 +184,7 @@ public struct SourceFacts: Equatable, Sendable {
 }
 
 /// What `/info` tells of a video's stream (SPEC: Video).
-public struct VideoFacts: Equatable, Sendable {
+public struct VideoFacts: Equatable, Sendable, Codable {
     /// Seconds.
     public var duration: Double
     /// FFmpeg's short name of the codec: `h264`, `vp9`, `hevc`, `av1`, …

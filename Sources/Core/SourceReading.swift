@@ -1,6 +1,6 @@
 /// `trim`: the uniform border cut away before the geometry (SPEC: Before the geometry).
 /// The native parameter gives the threshold alone; imgproxy's `trim` gives the rest.
-public struct Trim: Equatable, Hashable, Sendable {
+public struct Trim: Equatable, Hashable, Sendable, Codable {
     /// Levels (of 255) a border pixel may differ from the background in every channel:
     /// libvips' `find_trim` threshold.
     public var threshold: Double
@@ -27,7 +27,7 @@ public struct Trim: Equatable, Hashable, Sendable {
 
 /// How a renderer reads the source before the plan: which page, what border is cut
 /// away, and whether EXIF orientation is applied.
-public struct SourceReading: Equatable, Sendable {
+public struct SourceReading: Equatable, Sendable, Codable {
     /// From 1.
     public var page: Int
     public var trim: Trim?

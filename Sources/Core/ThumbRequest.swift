@@ -1,5 +1,5 @@
 /// How the image meets the box.
-public enum Mode: String, Sendable, CaseIterable {
+public enum Mode: String, Sendable, CaseIterable, Codable {
     /// The whole image inside the box; one side touches it.
     case fit
     /// Exactly the box, the image covering it and the overflow cropped.
@@ -11,7 +11,7 @@ public enum Mode: String, Sendable, CaseIterable {
 }
 
 /// Which part `fill` keeps, and where `pad` places the image.
-public enum Gravity: String, Sendable, CaseIterable {
+public enum Gravity: String, Sendable, CaseIterable, Codable {
     case center, north, south, east, west, northeast, northwest, southeast, southwest
     /// libvips' attention strategy (`fill` only).
     case smart
@@ -45,7 +45,7 @@ public enum Gravity: String, Sendable, CaseIterable {
 }
 
 /// A clip shape, as SwiftUI's `clipShape` would apply it.
-public enum Shape: String, Sendable, CaseIterable {
+public enum Shape: String, Sendable, CaseIterable, Codable {
     case circle, capsule, rounded
 }
 
@@ -61,7 +61,7 @@ public enum FormatChoice: String, Sendable, CaseIterable {
 }
 
 /// A concrete output format.
-public enum ImageFormat: String, Sendable, CaseIterable {
+public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, avif, jxl, gif
 
     public var hasAlpha: Bool { self != .jpeg }
@@ -96,7 +96,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 }
 
 /// An sRGB colour with alpha, from `RRGGBB` or `RRGGBBAA`.
-public struct Color: Equatable, Hashable, Sendable, CustomStringConvertible {
+public struct Color: Equatable, Hashable, Sendable, Codable, CustomStringConvertible {
     public var red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8
 
     public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
@@ -240,6 +240,6 @@ public struct Region: Equatable, Hashable, Sendable {
 }
 
 /// `flip`: mirror horizontally, vertically, or both.
-public enum Flip: String, Sendable, CaseIterable {
+public enum Flip: String, Sendable, CaseIterable, Codable {
     case h, v, hv
 }

@@ -53,7 +53,7 @@ public struct Watermark: Equatable, Sendable {
 }
 
 /// A watermark as a plan places it: which one, where on the canvas, how opaque.
-public struct WatermarkPlacement: Equatable, Sendable {
+public struct WatermarkPlacement: Equatable, Sendable, Codable {
     public var name: String
     /// In device pixels on the canvas (the image before `padding`).
     public var rect: Rect

@@ -6,6 +6,7 @@ import Foundation
 import HTTP
 import HTTPServer
 import Imaging
+import Isolation
 import Service
 import SharedResults
 import Signing
@@ -87,7 +88,7 @@ enum ServeCommand {
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
                     config: config, sources: sources, results: results,
-                    renderer: LibvipsRenderer(thumbnailer: imaging), signer: signer, demoPage: demoPage))
+                    renderer: renderer(config, imaging, serveArguments: args), signer: signer, demoPage: demoPage))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1
@@ -130,6 +131,26 @@ enum ServeCommand {
         case .warn: .warning
         case .error: .error
         }
+    }
+
+    /// Where renders run (SPEC: Isolation): `server.workers` sandboxed worker processes
+    /// started from this binary with the same flags, or this process's libvips.
+    static func renderer(_ config: Config, _ thumbnailer: Thumbnailer, serveArguments: [String]) -> any Renderer {
+        guard config.server.isolation == .process else {
+            log(.info, "renders run in this process (server.isolation=thread)", always: true)
+            return LibvipsRenderer(thumbnailer: thumbnailer)
+        }
+        let workers = serverConfiguration(config).workers
+        let renderer = ProcessRenderer(
+            ProcessRenderer.Settings(
+                command: ["/proc/self/exe", "render-worker"] + serveArguments, workers: workers,
+                deadlineMs: config.limits.processingTimeoutMs, poisonSeconds: config.limits.poisonSeconds,
+                log: { log(.warning, $0) }))
+        log(
+            .info,
+            "renders run in \(workers) sandboxed worker processes (server.isolation=process, "
+                + "limits.workerMemoryBytes \(config.limits.workerMemoryBytes))", always: true)
+        return renderer
     }
 
     static func serverConfiguration(_ c: Config) -> ServerConfiguration {

@@ -20,6 +20,12 @@ case "healthcheck":
     status = HealthcheckCommand.run(Array(arguments.dropFirst()))
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
+case "render-worker":
+    // Started by `aspect serve` (SPEC: Isolation), not by people: not in the usage.
+    status = RenderWorkerCommand.run(Array(arguments.dropFirst()))
+case "sandbox-check":
+    // What the render workers' sandbox refuses, for the tests.
+    status = Sandbox.check(Array(arguments.dropFirst()))
 case let other?:
     Console.error("aspect: unknown command '\(other)'\n\n\(Usage.main)")
     status = 2

@@ -12,6 +12,7 @@ extension AspectError.Code {
         case .unauthorized: 401
         case .sourceTooLarge: 413
         case .unsupportedSource: 415
+        case .decodeCrashed: 422
         case .internalError: 500
         case .upstreamError: 502
         case .processingTimeout, .upstreamTimeout: 504

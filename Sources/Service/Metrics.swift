@@ -72,8 +72,10 @@ final class Metrics: Sendable {
         counters.withLock { $0.render.observe(seconds) }
     }
 
-    func exposition(results: any ResultStore, fetches: FetchFigures?, fetchQueue: Int, server: ServerSnapshot) -> String
-    {
+    func exposition(
+        results: any ResultStore, fetches: FetchFigures?, fetchQueue: Int, server: ServerSnapshot,
+        workers: WorkerFigures? = nil
+    ) -> String {
         let c = counters.withLock { $0 }
         var out = Exposition()
         var requests: [(labels: String, value: String)] = []
@@ -119,6 +121,14 @@ final class Metrics: Sendable {
             "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
             server.acceptsPaused)
         if let fetches { write(fetches, c, fetchQueue: fetchQueue, into: &out) }
+        if let workers {
+            out.metric("aspect_render_workers", "gauge", "Render worker processes running.", workers.live)
+            let reasons = ["signal", "seccomp", "memory", "deadline", "exit"]
+            out.metric(
+                "aspect_worker_restarts_total", "counter",
+                "Render workers replaced, by why the one before went (SPEC: Isolation).",
+                reasons.map { (#"{reason="\#($0)"}"#, "\(workers.restarts[$0] ?? 0)") })
+        }
         return out.text
     }
 

@@ -98,7 +98,7 @@ public struct ServiceHandler: HTTPHandler {
                         200,
                         metrics.exposition(
                             results: results, fetches: sources.fetchFigures, fetchQueue: fetches.queued,
-                            server: context.server.snapshot),
+                            server: context.server.snapshot, workers: renderer.workerFigures),
                         contentType: "text/plain; version=0.0.4; charset=utf-8")))
         case "/thumb":
             return counted(.thumb, thumb(request, .thumb))
@@ -143,7 +143,9 @@ public struct ServiceHandler: HTTPHandler {
     /// uncached, and says so here.
     func readiness(_ context: RequestContext) -> HTTPResponse {
         if context.draining { return .text(503, "draining\n") }
-        if let problem = sources.readinessProblem() { return .text(503, "not ready: \(problem)\n") }
+        if let problem = sources.readinessProblem() ?? renderer.readinessProblem() {
+            return .text(503, "not ready: \(problem)\n")
+        }
         if let problem = results.problem ?? sources.cacheProblem {
             return .text(200, "ready, serving uncached: \(problem)\n")
         }

@@ -227,6 +227,28 @@ public protocol Renderer: Sendable {
     /// What the header says, no pixel decoded (no trim applied): what an imgproxy URL's
     /// request needs to know before it has a key (SPEC: imgproxy URLs).
     func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription
+    /// Render workers' counts (SPEC: Isolation), for `/metrics`; nil for an in-process renderer.
+    var workerFigures: WorkerFigures? { get }
+    /// Why nothing can be rendered now (`/readyz` answers 503), or nil.
+    func readinessProblem() -> String?
+}
+
+extension Renderer {
+    public var workerFigures: WorkerFigures? { nil }
+    public func readinessProblem() -> String? { nil }
+}
+
+/// What the render workers have counted (SPEC: Isolation).
+public struct WorkerFigures: Sendable {
+    /// Workers running now.
+    public var live: Int
+    /// Replacements, by why the worker went: `signal`, `seccomp`, `memory`, `deadline`, `exit`.
+    public var restarts: [String: Int]
+
+    public init(live: Int, restarts: [String: Int]) {
+        self.live = live
+        self.restarts = restarts
+    }
 }
 
 /// What a fetching source store has counted, at one moment, for `/metrics`.

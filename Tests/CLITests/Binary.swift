@@ -3,7 +3,9 @@ import Foundation
 /// Runs the built `aspect` executable, as a user would.
 struct Binary {
     struct Result {
+        /// The exit status, or the signal's number when `signaled`.
         let status: Int32
+        var signaled = false
         let stdout: String
         let stderr: String
     }
@@ -48,7 +50,7 @@ struct Binary {
         try err.close()
         let e = (try? Data(contentsOf: errPath)) ?? Data()
         return Result(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+            status: p.terminationStatus, signaled: p.terminationReason == .uncaughtSignal,
+            stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
     }
 }

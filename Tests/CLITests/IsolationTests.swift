@@ -1,0 +1,156 @@
+import Foundation
+import Glibc
+import Imaging
+import ImagingTestSupport
+import Synchronization
+import TestSupport
+import Testing
+
+/// Renders in sandboxed worker processes (SPEC: Isolation), through the binary: a worker
+/// that dies costs the one request it held, hits go on, the source is refused for a while,
+/// a hung worker is killed at the deadline, and the sandbox refuses what a decoder must not do.
+@Suite(.serialized) struct IsolationTests {
+    let dir: URL
+
+    init() throws { dir = try ServeProcess.sampleFolder("isolation") }
+
+    /// The service's render workers, by /proc: its children running `render-worker`.
+    static func workers(of server: ServeProcess) -> [pid_t] {
+        let pid = server.process.processIdentifier
+        // Each thread's children: a worker is started by whichever thread replaced one.
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let children = tasks.map {
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/children", encoding: .utf8)) ?? ""
+        }
+        .joined(separator: " ")
+        return children.split(separator: " ").compactMap { pid_t($0) }.filter { child in
+            let line = (try? String(contentsOfFile: "/proc/\(child)/cmdline", encoding: .utf8)) ?? ""
+            return line.contains("render-worker")
+        }
+    }
+
+    static func restarts(_ server: ServeProcess, _ reason: String) throws -> Int {
+        let text = try ServiceTests.get(server.port, "/metrics").text
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix(#"aspect_worker_restarts_total{reason="\#(reason)"}"#)
+        }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
+    }
+
+    /// `signal` on the workers while one holds a render (all of them stopped first, so the
+    /// render is surely in a worker when it arrives): that request gets 422, every hit made
+    /// meanwhile on 16 connections answers 200, a new worker serves at once, and the same
+    /// source is then refused without another crash.
+    @Test(arguments: [SIGSEGV, SIGABRT])
+    func aCrashedWorkerCostsOneRequestAndHitsGoOn(signal: Int32) throws {
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_SERVER_WORKERS": "2"])
+        let hit = "/thumb?src=landscape.jpg&w=120&format=jpeg"
+        let port = server.port
+        #expect(try ServiceTests.get(port, hit).status == 200)
+        let workers = Self.workers(of: server)
+        #expect(workers.count == 2, "\(workers)")
+        // Hits on 16 connections for as long as the crash takes.
+        let stop = Atomic<Bool>(false)
+        let failures = Atomic<Int>(0)
+        let hits = Atomic<Int>(0)
+        // Threads of their own: blocking loops on GCD's global queue would take all of its
+        // few threads, and the miss below would never be sent.
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<16 {
+            Thread {
+                while !stop.load(ordering: .relaxed) {
+                    let r = try? ServiceTests.get(port, hit)
+                    if r?.status == 200 { hits.add(1, ordering: .relaxed) } else { failures.add(1, ordering: .relaxed) }
+                }
+                finished.signal()
+            }.start()
+        }
+        for w in workers { kill(w, SIGSTOP) }
+        let miss = Mutex<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let r = try? ServiceTests.get(port, "/thumb?src=portrait.jpg&w=333")
+            miss.withLock { $0 = r?.status ?? -1 }
+            done.signal()
+        }.start()
+        // Until the miss is on an image thread (its worker stopped, it waits there).
+        for _ in 0..<500 {
+            let metrics = (try? ServiceTests.get(port, "/metrics").text) ?? ""
+            if metrics.contains("aspect_workers_busy 1") { break }
+            usleep(10_000)
+        }
+        usleep(200_000)
+        for w in workers {
+            kill(w, signal)
+            kill(w, SIGCONT)
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(miss.withLock { $0 } == 422, "the crashed render's request")
+        // A new worker serves another source within a second.
+        let start = Date()
+        #expect(try ServiceTests.get(server.port, "/thumb?src=square.webp&w=77").status == 200)
+        #expect(Date().timeIntervalSince(start) < 1)
+        stop.store(true, ordering: .relaxed)
+        for _ in 0..<16 { finished.wait() }
+        #expect(failures.load(ordering: .relaxed) == 0 && hits.load(ordering: .relaxed) > 0)
+        // The same source again: refused at once, no worker tried.
+        let before = try Self.restarts(server, "signal")
+        let again = try ServiceTests.get(server.port, "/thumb?src=portrait.jpg&w=333")
+        #expect(again.status == 422 && again.text.contains("decode_crashed"))
+        #expect(try Self.restarts(server, "signal") == before && before >= 1)
+        #expect(Self.workers(of: server).count == 2)
+    }
+
+    /// A worker that hangs (stopped) is killed at the deadline: 504, and it is replaced.
+    @Test func aHungWorkerIsKilledAtTheDeadline() throws {
+        let server = try ServeProcess(
+            samples: dir, env: ["ASPECT_SERVER_WORKERS": "1", "ASPECT_LIMITS_PROCESSINGTIMEOUTMS": "500"])
+        let workers = Self.workers(of: server)
+        #expect(workers.count == 1)
+        for w in workers { kill(w, SIGSTOP) }
+        let start = Date()
+        let r = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=91")
+        #expect(r.status == 504 && Date().timeIntervalSince(start) < 5, "\(r.text)")
+        #expect(try Self.restarts(server, "deadline") == 1)
+        #expect(try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=92").status == 200)
+    }
+
+    /// The sandbox a worker runs under: a socket, a connection, an exec or a new process
+    /// kills it (SIGSYS); a thread and a file, which a render needs, do not.
+    @Test(arguments: ["socket", "connect", "execve", "process"])
+    func theSandboxRefuses(what: String) throws {
+        let r = try Binary.run(["sandbox-check", what])
+        #expect(r.signaled && r.status == SIGSYS, "\(what): status \(r.status), signaled \(r.signaled), \(r.stderr)")
+        #expect(!r.stdout.contains("survived"))
+    }
+
+    @Test(arguments: ["thread", "file"])
+    func theSandboxLeavesWhatARenderNeeds(what: String) throws {
+        let r = try Binary.run(["sandbox-check", what])
+        #expect(r.status == 0 && !r.signaled && r.stdout.contains("survived"), "\(what): \(r.stderr)")
+    }
+
+    /// Every source format renders in a worker: the samples (JPEG, PNG, WebP, GIF, SVG
+    /// with text, PDF, MP4) and HEIF/AVIF, TIFF and JPEG XL made here.
+    @Test func everyFormatRendersInAWorker() throws {
+        let images = dir.appendingPathComponent("images")
+        let raw = RawImage(width: 64, height: 48, filledWith: [200, 30, 30])
+        for (name, container) in [
+            ("made.avif", ImageFile.Container.avif), ("made.tif", .tiff), ("made.jxl", .jxl),
+        ] {
+            try Data(try ImageFile.encode(raw, as: container)).write(to: images.appendingPathComponent(name))
+        }
+        let server = try ServeProcess(samples: dir)
+        #expect(!Self.workers(of: server).isEmpty)
+        for src in [
+            "landscape.jpg", "logo.png", "square.webp", "bounce.gif", "badge.svg", "brochure.pdf", "clip.mp4",
+            "made.avif", "made.tif", "made.jxl",
+        ] {
+            let r = try ServiceTests.get(server.port, "/thumb?src=\(src)&w=40&format=png")
+            #expect(r.status == 200 && r.headers["content-type"] == "image/png", "\(src): \(r.text)")
+        }
+        let seccomp = try Self.restarts(server, "seccomp")
+        let signal = try Self.restarts(server, "signal")
+        #expect(seccomp == 0 && signal == 0)
+    }
+}
