@@ -130,6 +130,36 @@ import Testing
         #expect(r.status == 0 && !r.signaled && r.stdout.contains("survived"), "\(what): \(r.stderr)")
     }
 
+    /// MutationTests' seeds (JPEG, PNG, WebP, GIF), 300 mutated files through the service
+    /// under process isolation: each answer a thumbnail or a typed error (400, 413, 415,
+    /// or 422 where a worker died of it), the service up throughout; how many workers died
+    /// goes to the test's output.
+    @Test func mutatedSourcesUnderWorkers() throws {
+        let images = dir.appendingPathComponent("images")
+        let raw = RawImage(width: 96, height: 64, filledWith: [30, 120, 200])
+        let originals: [(ext: String, bytes: [UInt8])] = try [
+            ("jpg", ImageFile.encode(raw, as: .jpeg)), ("png", ImageFile.encode(raw, as: .png)),
+            ("webp", ImageFile.encode(raw, as: .webp)), ("gif", ImageFile.encode(raw, as: .gif)),
+        ]
+        let files = Mutation.files(from: originals, count: 300, seed: 0xBAD_F11E)
+        for (name, bytes) in files { try Data(bytes).write(to: images.appendingPathComponent(name)) }
+        let server = try ServeProcess(samples: dir)
+        var statuses: [Int: Int] = [:]
+        for (name, _) in files {
+            let r = try ServiceTests.get(server.port, "/thumb?src=\(name)&w=48&h=48&mode=fill")
+            statuses[r.status, default: 0] += 1
+            #expect([200, 400, 413, 415, 422].contains(r.status), "\(name): \(r.status) \(r.text)")
+        }
+        #expect(try ServiceTests.get(server.port, "/healthz").status == 200)
+        #expect(statuses[200, default: 0] > 20 && statuses[415, default: 0] > 50, "\(statuses)")
+        let died = try ["signal", "seccomp", "memory", "deadline", "exit"].map { try Self.restarts(server, $0) }
+        print(
+            "IsolationTests: 300 mutated sources: \(statuses.sorted { $0.key < $1.key }), workers died: \(died.reduce(0, +))"
+        )
+        // Each file is asked for once: every 422 is a worker that died of that file.
+        #expect(statuses[422, default: 0] <= died.reduce(0, +), "\(statuses), \(died)")
+    }
+
     /// Every source format renders in a worker: the samples (JPEG, PNG, WebP, GIF, SVG
     /// with text, PDF, MP4) and HEIF/AVIF, TIFF and JPEG XL made here.
     @Test func everyFormatRendersInAWorker() throws {
