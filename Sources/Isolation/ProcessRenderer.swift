@@ -192,7 +192,12 @@ public final class ProcessRenderer: Renderer {
                 }
             }
         } catch {
-            outcome = .failure(died(worker, source: source, forced: nil))
+            // Nonsense from a worker is its fault, not the source's: ended, not poisoned.
+            if case .malformed = error {
+                outcome = .failure(died(worker, source: nil, forced: "exit"))
+            } else {
+                outcome = .failure(died(worker, source: source, forced: nil))
+            }
         }
         guard let outcome else { throw Self.confused }
         return try outcome.get()
@@ -226,6 +231,9 @@ public final class ProcessRenderer: Renderer {
     /// Waits for the child, closes its socket, counts it by reason; its signal (0: it
     /// exited) and how it ended, in words.
     private func reap(_ worker: Worker, forced: String?, idle: Bool = false) -> (signal: Int32, how: String) {
+        // A worker that answered nonsense is alive: ended here, so that the wait returns.
+        // (Dead already, it is a zombie until the wait, and the signal goes nowhere.)
+        kill(worker.pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
         close(worker.socket)

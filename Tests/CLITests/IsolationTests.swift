@@ -184,8 +184,18 @@ import Testing
         ] {
             try Data(try ImageFile.encode(raw, as: container)).write(to: images.appendingPathComponent(name))
         }
+        // An SVG with text (fontconfig and the fonts are found after the lock-down), and
+        // the same without it, to see the text drawn.
+        let card =
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 200 80"><rect width="200" height="80" fill="#204080"/>"##
+        let text = ##"<text x="10" y="55" font-family="sans-serif" font-size="40" fill="#ffffff">Aspect</text>"##
+        try Data((card + text + "</svg>").utf8).write(to: images.appendingPathComponent("text.svg"))
+        try Data((card + "</svg>").utf8).write(to: images.appendingPathComponent("plain.svg"))
         let server = try ServeProcess(samples: dir)
         #expect(!Self.workers(of: server, count: 1).isEmpty)
+        let withText = try ServiceTests.get(server.port, "/thumb?src=text.svg&w=200&format=png")
+        let without = try ServiceTests.get(server.port, "/thumb?src=plain.svg&w=200&format=png")
+        #expect(withText.status == 200 && without.status == 200 && withText.body != without.body, "\(withText.text)")
         for src in [
             "landscape.jpg", "logo.png", "square.webp", "bounce.gif", "badge.svg", "brochure.pdf", "clip.mp4",
             "made.avif", "made.tif", "made.jxl",
