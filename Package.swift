@@ -134,7 +134,8 @@ let package = Package(
         .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
         .testTarget(
-            name: "SourceStoresTests", dependencies: ["SourceStores", "Stores", "Core", "Configuration", "TestSupport"]),
+            name: "SourceStoresTests",
+            dependencies: ["SourceStores", "Stores", "Cache", "Core", "Configuration", "TestSupport"]),
         .testTarget(
             name: "SVGTests", dependencies: ["SVG", "Core"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),

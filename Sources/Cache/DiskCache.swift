@@ -47,7 +47,7 @@ public final class DiskCache: Sendable {
     ) {
         self.dir = dir
         self.maxBytes = maxBytes
-        index = DiskLRU(maxBytes: maxBytes)
+        index = DiskLRU(maxBytes: maxBytes, blockSize: DiskLRU<String>.blockSize(of: dir))
         self.onRemove = onRemove
         recheckInterval = UInt64(max(0, recheckMs)) * 1_000_000
         if maxBytes == 0 {

@@ -3,7 +3,7 @@ import Synchronization
 import Syscalls
 
 /// What the two caches on disk share: an index of entries, each with its size in bytes,
-/// kept under `maxBytes` by letting the least recently used go (down to 90%, so eviction
+/// kept under `maxBytes` of disk by letting the least recently used go (down to 90%, so eviction
 /// runs now and then rather than on every insert), rebuilt from the folder on start; files
 /// are written by `AtomicFile`. The result store
 /// (`DiskCache`) and the source cache (`SourceCache`) each lay out their folder and say
@@ -23,9 +23,36 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
     }
 
     public let maxBytes: Int64
+    /// The folder's block size: what a file occupies is its size rounded up to whole
+    /// blocks, and that is what counts against `maxBytes` (a 1-byte result takes a 4 KiB
+    /// block on ext4), as nginx's cache counts it. An entry's `size` stays its length.
+    public let blockSize: Int64
     private let state = Mutex(State())
 
-    public init(maxBytes: Int64) { self.maxBytes = maxBytes }
+    public init(maxBytes: Int64, blockSize: Int64 = 4096) {
+        self.maxBytes = maxBytes
+        self.blockSize = max(1, blockSize)
+    }
+
+    /// The block size of the file system that holds, or will hold, `path` (the nearest
+    /// folder of it that exists; 4096 when none can be told).
+    public static func blockSize(of path: String) -> Int64 {
+        var at = path.isEmpty ? "." : path
+        while true {
+            var fs = statvfs()
+            if statvfs(at, &fs) == 0, fs.f_bsize > 0 { return Int64(fs.f_bsize) }
+            if let slash = at.lastIndex(of: "/") {
+                guard at != "/" else { return 4096 }
+                at = slash == at.startIndex ? "/" : String(at[..<slash])
+            } else {
+                guard at != "." else { return 4096 }
+                at = "."
+            }
+        }
+    }
+
+    /// What `size` bytes occupy on disk: whole blocks.
+    public func onDisk(_ size: Int64) -> Int64 { (max(0, size) + blockSize - 1) / blockSize * blockSize }
 
     /// The entry for `key`, marked as used now; nil when there is none.
     public func use(_ key: String) -> Entry? {
@@ -54,8 +81,8 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
         state.withLock { s in
             s.clock += 1
             let old = s.entries.updateValue(Entry(meta: meta, size: size, lastUse: s.clock), forKey: key)
-            s.total += size - (old?.size ?? 0)
-            return (old, Self.evict(&s, maxBytes: maxBytes, keeping: key))
+            s.total += onDisk(size) - onDisk(old?.size ?? 0)
+            return (old, evict(&s, keeping: key))
         }
     }
 
@@ -64,7 +91,7 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
     public func remove(_ key: String) -> Entry? {
         state.withLock { s in
             guard let old = s.entries.removeValue(forKey: key) else { return nil }
-            s.total -= old.size
+            s.total -= onDisk(old.size)
             return old
         }
     }
@@ -77,25 +104,25 @@ public final class DiskLRU<Meta: Sendable>: Sendable {
             for f in found {
                 s.clock += 1
                 s.entries[f.key] = Entry(meta: f.meta, size: f.size, lastUse: s.clock)
-                s.total += f.size
+                s.total += onDisk(f.size)
             }
-            return Self.evict(&s, maxBytes: maxBytes, keeping: nil)
+            return evict(&s, keeping: nil)
         }
     }
 
-    /// Bytes held, entries, evictions so far.
+    /// Bytes held on disk (in whole blocks), entries, evictions so far.
     public var figures: (bytes: Int64, entries: Int, evictions: Int) {
         state.withLock { ($0.total, $0.entries.count, $0.evictions) }
     }
 
-    private static func evict(_ s: inout State, maxBytes: Int64, keeping: String?) -> [(String, Entry)] {
+    private func evict(_ s: inout State, keeping: String?) -> [(String, Entry)] {
         guard s.total > maxBytes else { return [] }
         var doomed: [(String, Entry)] = []
         for (key, e) in s.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
             if s.total <= maxBytes / 10 * 9 { break }
             if key == keeping { continue }
             s.entries[key] = nil
-            s.total -= e.size
+            s.total -= onDisk(e.size)
             s.evictions += 1
             doomed.append((key, e))
         }

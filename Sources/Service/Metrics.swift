@@ -93,7 +93,9 @@ final class Metrics: Sendable {
         out.metric(
             "aspect_cache_evictions_total", "counter", "Entries evicted to stay under cache.maxBytes.",
             figures.evictions)
-        out.metric("aspect_cache_bytes", "gauge", "Bytes held in the disk cache.", figures.bytes)
+        out.metric(
+            "aspect_cache_bytes", "gauge", "Bytes the disk cache occupies, in whole blocks of its file system.",
+            figures.bytes)
         out.metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", figures.entries)
         out.metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", c.render.count)
         out.metric(

@@ -48,7 +48,7 @@ final class SourceCache: Sendable {
 
     init(dir: String, maxBytes: Int64) {
         self.dir = dir
-        index = DiskLRU(maxBytes: maxBytes)
+        index = DiskLRU(maxBytes: maxBytes, blockSize: DiskLRU<Kept>.blockSize(of: dir))
         var problem: String?
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
