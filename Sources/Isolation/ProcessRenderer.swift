@@ -40,9 +40,25 @@ public final class ProcessRenderer: Renderer {
     final class Worker: Sendable {
         let pid: pid_t
         let socket: Int32
+        /// It said it is locked down and ready (its first message, read once).
+        let ready = Atomic<Bool>(false)
         init(pid: pid_t, socket: Int32) {
             self.pid = pid
             self.socket = socket
+        }
+
+        /// Reads the worker's ready message when it has not been read: whether it came
+        /// (false: the worker ended before it was ready, or `ms` passed).
+        func awaitReady(ms: Int32) -> Bool {
+            if ready.load(ordering: .acquiring) { return true }
+            guard csandbox_wait_readable(socket, ms) == 1 else { return false }
+            var byte: UInt8 = 0
+            var fd: Int32 = -1
+            let n = csandbox_recv(socket, &byte, 1, &fd)
+            if fd >= 0 { close(fd) }
+            guard n == 1, byte == Wire.ready else { return false }
+            ready.store(true, ordering: .releasing)
+            return true
         }
     }
 
@@ -86,11 +102,17 @@ public final class ProcessRenderer: Renderer {
         }
     }
 
+    /// How long a new worker has to say it is ready.
+    static let startupMs: Int32 = 10_000
+
     /// Idle workers that died waiting (a signal from outside, the kernel): reaped, counted
-    /// and replaced now, not when a job would have found them.
+    /// and replaced now, not when a job would have found them. A new worker's ready message
+    /// is read here too, so that it is not taken for its end.
     private func sweep() {
         let dead = state.withLock { s -> [Worker] in
-            let gone = s.idle.filter { csandbox_wait_readable($0.socket, 0) == 1 }
+            let gone = s.idle.filter { w in
+                csandbox_wait_readable(w.socket, 0) == 1 && (w.ready.load(ordering: .acquiring) || !w.awaitReady(ms: 0))
+            }
             s.idle.removeAll { w in gone.contains { $0 === w } }
             return gone
         }
@@ -121,7 +143,8 @@ public final class ProcessRenderer: Renderer {
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     ) throws(ServiceFailure) -> RenderedImage {
         let (answer, blob) = try job(file, .render(reading, wantFacts: wantFacts), order: order)
-        guard case .rendered(let format, let quality, var facts, let count) = answer, count <= blob.count else {
+        guard case .rendered(let format, let quality, var facts, let count) = answer, count >= 0, count <= blob.count
+        else {
             throw Self.confused
         }
         facts?.previewRGBA = Array(blob[count...])
@@ -146,6 +169,8 @@ public final class ProcessRenderer: Renderer {
         let source = Self.identity(file)
         let now = Clock.now()
         if let bad = state.withLock({ s -> AspectError? in
+            // Expired entries go as they are met, and all of them when the map grows large.
+            if s.poisoned.count > 10_000 { s.poisoned = s.poisoned.filter { $0.value.until > now } }
             guard let p = s.poisoned[source] else { return nil }
             if p.until > now { return p.error }
             s.poisoned[source] = nil
@@ -159,7 +184,8 @@ public final class ProcessRenderer: Renderer {
         do throws(Wire.Problem) {
             try Wire.send(request, on: worker.socket, fd: file.fd)
             exchange: while true {
-                let left = deadline > Clock.now() ? Int32((deadline - Clock.now()) / 1_000_000) : 0
+                let at = Clock.now()
+                let left = deadline > at ? Int32((deadline - at) / 1_000_000) : 0
                 if settings.deadlineMs > 0, csandbox_wait_readable(worker.socket, max(1, left)) == 0 {
                     kill(worker.pid, SIGKILL)
                     _ = died(worker, source: nil, forced: "deadline")
@@ -261,17 +287,24 @@ public final class ProcessRenderer: Renderer {
     private func checkout() throws(ServiceFailure) -> Worker {
         slots.wait()
         while let w = state.withLock({ $0.idle.popLast() }) {
-            // An idle worker says nothing: a readable socket is its end (it died waiting).
+            // A new worker first says it is ready (one that ends before that, say on a bad
+            // configuration, is no source's fault); then an idle one says nothing, and a
+            // readable socket is its end (it died waiting).
+            guard w.awaitReady(ms: Self.startupMs) else {
+                _ = reap(w, forced: "exit", idle: true)
+                continue
+            }
             guard csandbox_wait_readable(w.socket, 0) == 1 else { return w }
             _ = reap(w, forced: nil, idle: true)
         }
-        let wait = state.withLock { s in s.nextSpawn > Clock.now() ? s.nextSpawn - Clock.now() : 0 }
+        let now = Clock.now()
+        let wait = state.withLock { s in s.nextSpawn > now ? s.nextSpawn - now : 0 }
         if wait > 0 { usleep(UInt32(min(wait / 1000, 5_000_000))) }
-        guard let w = spawn() else {
+        guard let w = spawn(), w.awaitReady(ms: Self.startupMs) else {
             slots.signal()
             throw ServiceFailure(
                 AspectError(.internalError, "no render worker could be started"), stage: "worker",
-                detail: state.withLock { $0.spawnProblem } ?? "")
+                detail: state.withLock { $0.spawnProblem } ?? "it ended before it was ready")
         }
         return w
     }
@@ -294,9 +327,10 @@ public final class ProcessRenderer: Renderer {
         defer { for a in argv { free(a) } }
         // Swift's crash backtracer would exec a helper, which the sandbox forbids: a crash
         // then reads as the sandbox's kill. The worker's crash is told by its signal alone.
+        // Secrets a render never needs stay out of a worker's environment.
         let environment =
-            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" }.map { "\($0.key)=\($0.value)" }
-            + ["SWIFT_BACKTRACE=enable=no"]
+            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" && !Self.secrets.contains($0.key) }
+            .map { "\($0.key)=\($0.value)" } + ["SWIFT_BACKTRACE=enable=no"]
         let envp = environment.map { strdup($0) } + [nil]
         defer { for e in envp { free(e) } }
         let pid = settings.command.isEmpty ? -1 : csandbox_spawn(settings.command[0], argv, envp, fds[1])
@@ -314,6 +348,13 @@ public final class ProcessRenderer: Renderer {
         }
         return Worker(pid: pid, socket: fds[0])
     }
+
+    /// The variables of secrets that only the service uses: signing keys, the admin token,
+    /// imgproxy's and thumbor's keys. (S3's stay: a watermark may come from the bucket.)
+    static let secrets: Set<String> = [
+        "ASPECT_SECURITY_SIGNINGKEY", "ASPECT_SECURITY_ADMINTOKEN", "ASPECT_IMGPROXY_KEY", "ASPECT_IMGPROXY_SALT",
+        "IMGPROXY_KEY", "IMGPROXY_SALT", "THUMBOR_SECURITY_KEY", "ASPECT_THUMBOR_SECURITYKEY",
+    ]
 
     /// A source file's identity for poisoning: device, inode, size and modification time.
     static func identity(_ file: OpenFile) -> String {

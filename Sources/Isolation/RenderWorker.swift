@@ -1,3 +1,4 @@
+import CSandbox
 import Core
 import Foundation
 import Stores
@@ -9,6 +10,9 @@ import Syscalls
 public enum RenderWorker {
     /// Serves jobs on `socket` until the other end closes; the exit status.
     public static func serve(socket: Int32, renderer: any Renderer) -> Int32 {
+        // Ready: the service hands this worker no job before it hears this.
+        let ready: [UInt8] = [Wire.ready]
+        guard ready.withUnsafeBytes({ csandbox_send(socket, $0.baseAddress, 1, -1) }) == 1 else { return 0 }
         while true {
             let request: ToWorker
             let fd: Int32

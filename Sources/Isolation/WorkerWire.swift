@@ -44,6 +44,12 @@ struct WireFailure: Codable {
 enum Wire {
     /// The largest request message: a render's order is a few hundred bytes.
     static let maxMessage = 1 << 20
+    /// The largest answer a worker may give: a result (at most 4096 × 4096 pixels, encoded)
+    /// and a preview are far below it.
+    static let maxAnswer: Int64 = 1 << 30
+
+    /// A worker's first word, once it is locked down and ready for jobs.
+    static let ready: UInt8 = UInt8(ascii: "R")
 
     enum Problem: Error {
         /// The other end closed, or the socket failed: for a worker, its death.
@@ -97,11 +103,11 @@ enum Wire {
             throw .closed
         }
         let file = OpenFile(owning: fd)
-        guard let size = file.regularFileSize, size >= 8, let bytes = file.read(count: Int(size)) else {
-            throw .malformed("an answer without its head")
-        }
-        let length = bytes[0..<8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-        guard length >= 0, 8 + length <= bytes.count,
+        // A worker is not trusted: an answer is read only up to a bound.
+        guard let size = file.regularFileSize, size >= 8, size <= maxAnswer, let bytes = file.read(count: Int(size))
+        else { throw .malformed("an answer without its head, or too large") }
+        let length = bytes[0..<8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
+        guard length <= UInt64(bytes.count - 8), case let length = Int(length),
             let message = try? JSONDecoder().decode(FromWorker.self, from: Data(bytes[8..<(8 + length)]))
         else { throw .malformed("an answer that is not one") }
         return (message, Array(bytes[(8 + length)...]))

@@ -14,7 +14,10 @@ import Syscalls
 /// parent, `limits.workerMemoryBytes` of address space, no new privileges, the seccomp
 /// filter), then renders the jobs that come.
 enum RenderWorkerCommand {
-    static func run(_ args: [String]) -> Int32 {
+    static func run(_ arguments: [String]) -> Int32 {
+        // `--parent PID` first: the service, which a worker checks it still belongs to.
+        guard arguments.count >= 2, arguments[0] == "--parent", let parent = pid_t(arguments[1]) else { return 2 }
+        let args = Array(arguments.dropFirst(2))
         guard case .loaded(var config) = ConfigCommand.load(args) else { return 2 }
         EventLog.configure(
             format: config.log.format == .json ? .json : .text, level: ServeCommand.eventLevel(config.log.level))
@@ -41,7 +44,7 @@ enum RenderWorkerCommand {
             EventLog.write(.error, "render worker: \(problem)")
             return 2
         }
-        guard Sandbox.lock(memoryBytes: config.limits.workerMemoryBytes) else { return 1 }
+        guard Sandbox.lock(memoryBytes: config.limits.workerMemoryBytes, parent: parent) else { return 1 }
         return RenderWorker.serve(socket: 3, renderer: LibvipsRenderer(thumbnailer: thumbnailer))
     }
 }
@@ -50,8 +53,11 @@ enum RenderWorkerCommand {
 enum Sandbox {
     /// Dies with its parent, at most `memoryBytes` of address space, then no new privileges
     /// and the seccomp filter (CSandbox's list). False, said in the log, when a step failed.
-    static func lock(memoryBytes: Int64) -> Bool {
-        guard csandbox_die_with_parent() == 0, getppid() != 1 else {
+    /// `parent`: the service's pid; a worker whose parent is another (the service died
+    /// before the death signal was set, and it was handed to init) ends. The service may be
+    /// pid 1 itself, in a container.
+    static func lock(memoryBytes: Int64, parent: pid_t) -> Bool {
+        guard csandbox_die_with_parent() == 0, getppid() == parent else {
             EventLog.write(.error, "render worker: its parent is gone")
             return false
         }
@@ -75,7 +81,7 @@ enum Sandbox {
         guard let what = args.first else { return 2 }
         // A socket made before the lock, for `connect` to try after it.
         let early = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard lock(memoryBytes: Defaults.Limits.workerMemoryBytes) else { return 1 }
+        guard lock(memoryBytes: Defaults.Limits.workerMemoryBytes, parent: getppid()) else { return 1 }
         switch what {
         case "socket": _ = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         case "connect":

@@ -143,7 +143,8 @@ enum ServeCommand {
         let workers = serverConfiguration(config).workers
         let renderer = ProcessRenderer(
             ProcessRenderer.Settings(
-                command: ["/proc/self/exe", "render-worker"] + serveArguments, workers: workers,
+                command: ["/proc/self/exe", "render-worker", "--parent", String(getpid())] + serveArguments,
+                workers: workers,
                 deadlineMs: config.limits.processingTimeoutMs, poisonSeconds: config.limits.poisonSeconds,
                 log: { log(.warning, $0) }))
         log(

@@ -121,6 +121,8 @@ import Testing
             samples: dir, env: ["ASPECT_SERVER_WORKERS": "1", "ASPECT_LIMITS_PROCESSINGTIMEOUTMS": "500"])
         let workers = Self.workers(of: server, count: 1)
         #expect(workers.count == 1)
+        // One render first: the worker is set up and has said it is ready.
+        #expect(try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=90").status == 200)
         for w in workers { kill(w, SIGSTOP) }
         let start = Date()
         let r = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=91")

@@ -33,12 +33,14 @@ int csandbox_die_with_parent(void);
 /// RLIMIT_AS: the most address space the process may map (0: leave it). 0 or -1.
 int csandbox_limit_address_space(unsigned long long bytes);
 
-/// No new privileges, then a seccomp filter that kills the process on socket, socketpair,
-/// connect, bind, listen, accept, execve, execveat, fork, vfork, clone of a process (clone
-/// of a thread is allowed), ptrace, process_vm_readv/writev, mount, chroot, pivot_root,
-/// kexec, init/finit/delete_module, setuid/setgid and their kin, and answers clone3 with
-/// ENOSYS (glibc then creates threads with clone). Everything else is allowed. 0, or a
-/// negative errno.
+/// No core files, not dumpable, no new privileges, then a seccomp filter on every thread
+/// (TSYNC) that kills the process on socket, socketpair, connect, bind, listen, accept,
+/// execve, execveat, fork, vfork, clone of a process (clone of a thread is allowed), ptrace,
+/// process_vm_readv/writev, mount, chroot, pivot_root, kexec, init/finit/delete_module,
+/// setuid/setgid and their kin, unshare, setns, keyctl, bpf, perf_event_open, io_uring,
+/// tkill and the pidfd calls, a signal to another process (kill, tgkill) and a limit of
+/// another (prlimit64); clone3 answers ENOSYS (glibc then creates threads with clone).
+/// Everything else is allowed. 0, or a negative errno.
 int csandbox_lock(void);
 
 /// How a child ended, from waitpid's status: the signal that killed it (0: it exited) and
