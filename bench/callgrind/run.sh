@@ -20,8 +20,13 @@ TARGET="/thumb?src=landscape.jpg&w=300&ratio=4:3&mode=fill&format=jpeg"
 total() {  # binary n -> instructions
   local bin="$1" n="$2" port=18620
   rm -rf "$out/cache"
+  # Renders in the service's own threads where the build has render workers: a worker
+  # started by /proc/self/exe under valgrind would be valgrind, and the hit path is the
+  # same either way.
+  local iso=""
+  if "$bin" config 2>/dev/null | grep -q "server.isolation"; then iso="ASPECT_SERVER_ISOLATION=thread"; fi
   # In the scratch folder: built-in defaults, not this checkout's config.json.
-  (cd "$out" && exec env VIPS_NOVECTOR=1 ASPECT_LOG_ACCESS=false ASPECT_SERVER_EVENTLOOPS=1 ASPECT_SERVER_WORKERS=1 \
+  (cd "$out" && exec env $iso VIPS_NOVECTOR=1 ASPECT_LOG_ACCESS=false ASPECT_SERVER_EVENTLOOPS=1 ASPECT_SERVER_WORKERS=1 \
     valgrind --tool=callgrind --callgrind-out-file="$out/cg.%p" "$bin" serve --port "$port" \
     --images "$out/images" --cache-dir "$out/cache" 2>"$out/valgrind.log") &
   local pid=$!
