@@ -7,6 +7,7 @@
 # output format is served with the right magic bytes, the cache is written to the
 # volume's folder, and SIGTERM (the STOPSIGNAL) ends it with status 0.
 #   sudo bash deploy/verify-runtime.sh        (debootstrap and chroot need root)
+# Env: DEBIAN_MIRROR (default: the mirror this machine's apt sources name).
 # What it cannot check: the build stage's base image (swift:6.3-bookworm) and the
 # image's layering; EXPOSE and VOLUME, which only an engine reads.
 set -euo pipefail
@@ -17,12 +18,28 @@ PORT="${PORT:-18480}"
 command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 bash scripts/setup.sh
 
+# The Debian mirror: DEBIAN_MIRROR, else the first one this machine's own apt sources name
+# (deb822 .sources files, then one-line .list files), so no host is written here.
+mirror_from_apt() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk '/^Types:/ {deb = ($0 ~ /(^|[ \t])deb([ \t]|$)/)} /^URIs:/ && deb {print $2; exit}' "$f" | grep -v security && return
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' "$f" && return
+  done
+}
+MIRROR="${DEBIAN_MIRROR:-$(mirror_from_apt | head -1)}"
+[ -n "$MIRROR" ] || { echo "verify-runtime: no Debian mirror in the apt sources; set DEBIAN_MIRROR" >&2; exit 1; }
+
 packages=$(sed -n 's/^ARG RUNTIME_PACKAGES="\(.*\)"$/\1/p' Dockerfile)
 [ -n "$packages" ] || { echo "verify-runtime: no RUNTIME_PACKAGES line in the Dockerfile" >&2; exit 1; }
 if [ ! -f "$ROOT/.made" ]; then
   rm -rf "$ROOT"
   echo "[runtime] debootstrap bookworm (minbase) into .build/runtime-root" >&2
-  debootstrap --variant=minbase bookworm "$ROOT" http://deb.debian.org/debian >/dev/null
+  debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >/dev/null
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
   echo "[runtime] installing the runtime stage's packages: $packages" >&2
   chroot "$ROOT" apt-get update -qq
