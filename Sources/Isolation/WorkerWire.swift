@@ -42,8 +42,9 @@ struct WireFailure: Codable {
 
 /// The messages of the service–worker socket.
 enum Wire {
-    /// The largest request message: a render's order is a few hundred bytes.
-    static let maxMessage = 1 << 20
+    /// The largest request message: a render's order is a few hundred bytes (a message
+    /// larger than this is cut, and refused as truncated).
+    static let maxMessage = 64 << 10
     /// The largest answer a worker may give: a result (at most 4096 × 4096 pixels, encoded)
     /// and a preview are far below it.
     static let maxAnswer: Int64 = 1 << 30

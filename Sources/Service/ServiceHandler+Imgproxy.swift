@@ -10,8 +10,9 @@ extension ServiceHandler {
     /// the native request that means the same).
     func imgproxy(_ request: HTTPRequestHead) -> Route {
         let accept = request.headers["Accept"]
+        let rawPath = request.rawPath
         let memoKey = RecentKeys.Target(
-            query: "imgproxy\u{0}" + request.rawPath,
+            query: "imgproxy\u{0}" + rawPath,
             autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
         if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
@@ -22,7 +23,7 @@ extension ServiceHandler {
         do throws(AspectError) {
             // Signed as sent (escapes kept), as imgproxy signs it; or as imgproxy reads it
             // after undoing what proxies do to a URL (`%3A` in the options).
-            let (signature, path) = try ImgproxyURL.split(request.rawPath)
+            let (signature, path) = try ImgproxyURL.split(rawPath)
             if let imgproxySigner {
                 guard
                     imgproxySigner.verify(signature, path: path)
@@ -36,7 +37,7 @@ extension ServiceHandler {
                     "imgproxy URLs need imgproxy.key and imgproxy.salt on a server that signs its URLs")
             }
             url = try ImgproxyURL.parse(
-                path: request.rawPath, settings: imgproxySettings, limits: limits,
+                path: rawPath, settings: imgproxySettings, limits: limits,
                 now: Int64(Date().timeIntervalSince1970))
         } catch {
             return .respond(Self.error(error))
