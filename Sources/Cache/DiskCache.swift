@@ -5,18 +5,18 @@ import Stores
 import Synchronization
 import Syscalls
 
-/// Results on disk under `dir`, named by their key, kept under `maxBytes` by evicting the
-/// least recently used (`DiskLRU` keeps the books). An entry is written to a temporary
-/// file in its folder, fsynced and renamed into place, so a crash never leaves a partial
-/// entry under a real name. The index lives in memory and is rebuilt from the folder on
-/// start, so entries survive a restart; stray temporary files are removed then. One
+/// Results on disk under `dir`, named by their key, kept under `maxBytes` of disk by
+/// evicting the least recently used (`DiskLRU` keeps the books). An entry is written to a
+/// temporary file in its folder, fsynced and renamed into place, so a crash never leaves a
+/// partial entry under a real name. The index lives in memory and is filled from the
+/// folder in the background at start (`DiskCache+Fill`): the cache serves from its first
+/// second, and until the fill is done a key the index lacks is looked for on disk. One
 /// process per folder.
 public final class DiskCache: Sendable {
     public struct Hit: Sendable {
         let dir: String
         let hex: String
         public var format: String
-        public var size: Int64
 
         /// The entry's file (built when asked for: a hit served from an open file needs no path).
         public var path: String { DiskCache.path(dir, hex, format) }
@@ -26,14 +26,18 @@ public final class DiskCache: Sendable {
     public let maxBytes: Int64
     /// How often a folder that cannot be used is tried again, in nanoseconds.
     public let recheckInterval: UInt64
-    /// By key; an entry's `Meta` is its format.
-    private let index: DiskLRU<String>
+    /// By key; an entry's `Meta` is its kind (`Kinds`).
+    let index: DiskLRU<UInt16>
     /// Read on every hit, so an atomic rather than the health's lock.
     private let enabled = Atomic<Bool>(false)
+    /// While the index is being filled from the folder.
+    let filling = Atomic<Bool>(false)
+    /// Keys removed while the fill ran, which it must not put back.
+    let removedWhileFilling = Mutex(Set<Digest>())
     private let health = Mutex(Health())
     private let tempCounter = Atomic<UInt64>(0)
     /// Told the keys (hex) whose files were removed or replaced, after the fact.
-    private let onRemove: @Sendable ([String]) -> Void
+    let onRemove: @Sendable ([String]) -> Void
 
     struct Health {
         /// Why the cache cannot be used (not writable, …), or nil when it can.
@@ -41,13 +45,25 @@ public final class DiskCache: Sendable {
         var nextCheck: UInt64 = 0
     }
 
-    public init(
+    /// Whether the fill runs on its own thread; tests run it by hand (`fill()`) to see the
+    /// cache while it is not done.
+    let fillsInBackground: Bool
+
+    public convenience init(
         dir: String, maxBytes: Int64, recheckMs: Int = Defaults.Cache.recheckMs,
         onRemove: @escaping @Sendable ([String]) -> Void = { _ in }
     ) {
+        self.init(dir: dir, maxBytes: maxBytes, recheckMs: recheckMs, fillsInBackground: true, onRemove: onRemove)
+    }
+
+    init(
+        dir: String, maxBytes: Int64, recheckMs: Int, fillsInBackground: Bool,
+        onRemove: @escaping @Sendable ([String]) -> Void
+    ) {
+        self.fillsInBackground = fillsInBackground
         self.dir = dir
         self.maxBytes = maxBytes
-        index = DiskLRU(maxBytes: maxBytes, blockSize: DiskLRU<String>.blockSize(of: dir))
+        index = DiskLRU(maxBytes: maxBytes, blockSize: DiskLRU<UInt16>.blockSize(of: dir))
         self.onRemove = onRemove
         recheckInterval = UInt64(max(0, recheckMs)) * 1_000_000
         if maxBytes == 0 {
@@ -62,10 +78,13 @@ public final class DiskCache: Sendable {
 
     public var isEnabled: Bool { enabled.load(ordering: .acquiring) }
 
+    /// Whether the index is still being filled from the folder.
+    public var isFilling: Bool { filling.load(ordering: .acquiring) }
+
     /// A folder that could not be used (full, not writable, missing) is tried again once
     /// `recheckInterval` has passed since the last try: when it works, the cache resumes,
-    /// with an index of what the folder holds. Called on misses, off the event loop (the
-    /// probe writes and fsyncs a file).
+    /// and its index is filled from what the folder holds. Called on misses, off the event
+    /// loop (the probe writes and fsyncs a file).
     public func recheck(force: Bool = false) {
         guard maxBytes > 0, !isEnabled else { return }
         let now = Clock.now()
@@ -76,32 +95,49 @@ public final class DiskCache: Sendable {
         }
         guard due else { return }
         let problem = DiskCache.prepare(dir)
-        if problem == nil { rebuildIndex() }
+        if problem == nil { startFill() }
         health.withLock { $0.problem = problem }
         enabled.store(problem == nil, ordering: .releasing)
     }
 
     /// The entry for `key`, marked as used now; nil on a miss.
     public func lookup(_ hex: String) -> Hit? {
-        guard isEnabled, let e = index.use(hex) else { return nil }
-        return Hit(dir: dir, hex: hex, format: e.meta, size: e.size)
+        guard isEnabled, let key = Digest(hex: hex) else { return nil }
+        // Read before the index: once the fill is seen done, the index holds the folder.
+        let fillRunning = isFilling
+        if let e = index.use(key), let kind = Kinds.name(e.meta) { return Hit(dir: dir, hex: hex, format: kind) }
+        guard fillRunning, let (kind, size) = onDisk(hex), let code = Kinds.code(kind) else { return nil }
+        admit(key, code, size: size)
+        return Hit(dir: dir, hex: hex, format: kind)
     }
 
     /// Whether the cache holds `hex` (not marked as used).
-    public func contains(_ hex: String) -> Bool { index.contains(hex) }
+    public func contains(_ hex: String) -> Bool { Digest(hex: hex).map(index.contains) ?? false }
 
-    /// Removes an entry and its file; whether there was one.
+    /// Removes an entry and its file; whether there was one. While the fill runs, a key
+    /// not yet in the index is looked for on disk.
     @discardableResult
     public func remove(_ hex: String) -> Bool {
-        guard let e = index.remove(hex) else { return false }
-        unlink(path(hex, e.meta))
+        guard let key = Digest(hex: hex) else { return false }
+        if isFilling {
+            removedWhileFilling.withLock { _ = $0.insert(key) }
+            if index.remove(key) == nil {
+                guard let (kind, _) = onDisk(hex) else { return false }
+                unlink(path(hex, kind))
+                onRemove([hex])
+                return true
+            }
+        }
+        guard let e = index.remove(key) else { return false }
+        if let kind = Kinds.name(e.meta) { unlink(path(hex, kind)) }
         onRemove([hex])
         return true
     }
 
     /// Forgets an entry whose file has gone (removed by hand, say).
     public func forget(_ hex: String) {
-        index.remove(hex)
+        guard let key = Digest(hex: hex) else { return }
+        index.remove(key)
         onRemove([hex])
     }
 
@@ -110,23 +146,36 @@ public final class DiskCache: Sendable {
     @discardableResult
     public func store(_ hex: String, _ bytes: [UInt8], format: String) -> Bool {
         recheck()
-        guard isEnabled else { return false }
+        guard isEnabled, let key = Digest(hex: hex), let code = Kinds.code(format) else { return false }
         let shard = "\(dir)/\(hex.prefix(2))"
         mkdir(shard, 0o755)
         let temp = "\(shard)/.tmp-\(hex)-\(getpid())-\(tempCounter.add(1, ordering: .relaxed).newValue)"
         guard AtomicFile.write(path(hex, format), bytes, temporary: temp) else { return false }
-        let (replaced, evicted) = index.insert(hex, format, size: Int64(bytes.count))
-        // The same key in another format (a kind renamed) leaves its old file behind.
-        if let replaced, replaced.meta != format { unlink(path(hex, replaced.meta)) }
-        for (hex, e) in evicted { unlink(path(hex, e.meta)) }
-        onRemove([hex] + evicted.map(\.0))
+        admit(key, code, size: Int64(bytes.count))
         return true
     }
 
-    /// Bytes held, entries, evictions so far.
+    /// Puts an entry in the index as the most recently used; removes the files of the one
+    /// it replaced (another kind under the same key) and of those evicted.
+    private func admit(_ key: Digest, _ code: UInt16, size: Int64) {
+        let hex = key.hex
+        let (replaced, evicted) = index.insert(key, code, size: size)
+        // The same key in another format (a kind renamed) leaves its old file behind.
+        if let replaced, replaced.meta != code, let old = Kinds.name(replaced.meta) { unlink(path(hex, old)) }
+        removeFiles(evicted)
+        onRemove([hex] + evicted.map(\.0.hex))
+    }
+
+    func removeFiles(_ entries: [(Digest, DiskLRU<UInt16>.Entry)]) {
+        for (key, e) in entries {
+            if let kind = Kinds.name(e.meta) { unlink(path(key.hex, kind)) }
+        }
+    }
+
+    /// Bytes held (whole blocks), entries, evictions so far.
     public var figures: (bytes: Int64, entries: Int, evictions: Int) { index.figures }
 
-    private func path(_ hex: String, _ format: String) -> String { DiskCache.path(dir, hex, format) }
+    func path(_ hex: String, _ format: String) -> String { DiskCache.path(dir, hex, format) }
 
     static func path(_ dir: String, _ hex: String, _ format: String) -> String {
         "\(dir)/\(hex.prefix(2))/\(hex).\(format)"
@@ -146,36 +195,28 @@ public final class DiskCache: Sendable {
         }
         return nil
     }
+}
 
-    /// Rebuilds the index from the folder, oldest file first (the least recently used
-    /// after a restart is the least recently written), and removes temporary files.
-    private func rebuildIndex() {
-        var found: [(key: String, meta: String, size: Int64, mtime: Int64)] = []
-        let fm = FileManager.default
-        for shard in (try? fm.contentsOfDirectory(atPath: dir)) ?? [] {
-            let shardPath = "\(dir)/\(shard)"
-            if shard.hasPrefix(".tmp-") {
-                unlink(shardPath)
-                continue
-            }
-            guard shard.count == 2 else { continue }
-            for name in (try? fm.contentsOfDirectory(atPath: shardPath)) ?? [] {
-                let file = "\(shardPath)/\(name)"
-                if name.hasPrefix(".tmp-") {
-                    unlink(file)
-                    continue
-                }
-                let parts = name.split(separator: ".")
-                guard parts.count == 2, parts[0].count == 64, parts[0].hasPrefix(shard),
-                    case let format = String(parts[1]), ResultKind.isKnown(format)
-                else { continue }
-                var st = stat()
-                guard stat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-                let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-                found.append((String(parts[0]), format, Int64(st.st_size), mtime))
-            }
-        }
-        let evicted = index.rebuild(found.sorted { $0.mtime < $1.mtime }.map { ($0.key, $0.meta, $0.size) })
-        for (hex, e) in evicted { unlink(path(hex, e.meta)) }
+/// A result's kind in two bytes, as the index keeps it: the format (0 for an `/info`
+/// answer, else 1 + its place in `ImageFormat.allCases`) times 128, plus the quality the
+/// encoder chose (0 for none).
+enum Kinds {
+    static func code(_ kind: String) -> UInt16? {
+        guard ResultKind.isKnown(kind) else { return nil }
+        if kind == ResultKind.info { return 0 }
+        let name = kind.prefix { $0 != "-" }
+        guard let format = ImageFormat(rawValue: String(name)),
+            let place = ImageFormat.allCases.firstIndex(of: format)
+        else { return nil }
+        return UInt16(place + 1) * 128 + UInt16(ResultKind.quality(kind) ?? 0)
+    }
+
+    static func name(_ code: UInt16) -> String? {
+        let place = Int(code / 128)
+        let quality = Int(code % 128)
+        if place == 0 { return quality == 0 ? ResultKind.info : nil }
+        guard place <= ImageFormat.allCases.count else { return nil }
+        let format = ImageFormat.allCases[place - 1]
+        return ResultKind.image(format, quality: quality == 0 ? nil : quality)
     }
 }

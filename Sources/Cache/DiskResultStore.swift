@@ -14,26 +14,28 @@ public final class DiskResultStore: ResultStore {
     private let bySource: SourceIndex
 
     /// `openFiles` results held open for hits; those up to `memoryFileBytes` in memory too.
-    public init(dir: String, maxBytes: Int64, recheckMs: Int, openFiles: Int, memoryFileBytes: Int) {
+    public convenience init(dir: String, maxBytes: Int64, recheckMs: Int, openFiles: Int, memoryFileBytes: Int) {
+        self.init(
+            dir: dir, maxBytes: maxBytes, recheckMs: recheckMs, openFiles: openFiles, memoryFileBytes: memoryFileBytes,
+            fillsInBackground: true)
+    }
+
+    init(dir: String, maxBytes: Int64, recheckMs: Int, openFiles: Int, memoryFileBytes: Int, fillsInBackground: Bool) {
         let held = OpenFiles(capacity: openFiles, keepBytes: memoryFileBytes)
         self.openFiles = held
-        let index = SourceIndex(dir: dir + "/by-source")
-        bySource = index
-        cache = DiskCache(dir: dir, maxBytes: maxBytes, recheckMs: recheckMs) {
-            held.remove($0)
-            index.removed($0)
-        }
-        // A cache that cannot be read now keeps its lists as they are.
-        index.load { [cache] in !cache.isEnabled || cache.contains($0) }
+        cache = DiskCache(
+            dir: dir, maxBytes: maxBytes, recheckMs: recheckMs, fillsInBackground: fillsInBackground
+        ) { held.remove($0) }
+        bySource = SourceIndex(dir: dir + "/by-source") { [cache] in cache.contains($0) }
     }
 
     public func result(_ key: String) -> StoredResult? {
         guard let hit = cache.lookup(key) else { return nil }
-        guard let file = openFiles.file(key, path: hit.path) else {
+        guard let (file, size) = openFiles.file(key, path: hit.path) else {
             cache.forget(key)
             return nil
         }
-        return StoredResult(kind: hit.format, size: hit.size, body: file)
+        return StoredResult(kind: hit.format, size: size, body: file)
     }
 
     public func keep(_ key: String, _ bytes: [UInt8], kind: String, source: String) -> Bool {
@@ -51,93 +53,66 @@ public final class DiskResultStore: ResultStore {
 }
 
 /// Which keys are kept for which source, on disk beside the cache (`by-source/`): a file
-/// per source, named by the SHA-256 of `src`, one key a line. A keep appends a line; an
-/// eviction rewrites the source's file without the keys that went (or removes it); a purge
-/// takes it whole. The same map is held in memory, read back from the files at start-up
-/// (keys the cache no longer has are dropped then), so it stays as small as the cache's
-/// own index: about 65 bytes a result.
+/// per source, named by the SHA-256 of `src`, one key a line. Nothing of it is held in
+/// memory, so the index stays at its records' size however many variants each source
+/// has, and a purge finds every key before the index is filled. A keep appends a line;
+/// a purge takes the file whole. Keys evicted since stay listed until the file is next
+/// compacted (when a keep finds it over `compactBytes`, it is rewritten with the keys the
+/// cache still holds, once each) or purged (a key no longer held is skipped).
 final class SourceIndex: Sendable {
     let dir: String
-    private struct State {
-        var keys: [String: Set<String>] = [:]
-        var sourceOf: [String: String] = [:]
-    }
-    private let state = Mutex(State())
+    /// Whether the cache still holds a key.
+    private let isKept: @Sendable (String) -> Bool
+    /// The size past which a source's file is compacted on its next keep: about 500 keys.
+    static var compactBytes: Int { 32 << 10 }
+    /// One writer at a time, so an append never meets a rewrite or a purge halfway.
+    private let lock = Mutex(())
 
-    init(dir: String) {
+    init(dir: String, isKept: @escaping @Sendable (String) -> Bool) {
         self.dir = dir
-    }
-
-    /// Reads the files back, keeping the keys `isKept` says the cache still holds.
-    func load(isKept: (String) -> Bool) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
-        state.withLock { s in
-            for name in names where name.count == 64 {
-                let path = "\(dir)/\(name)"
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                let keys = Set(text.split(separator: "\n").map(String.init).filter { $0.count == 64 && isKept($0) })
-                if keys.isEmpty {
-                    unlink(path)
-                    continue
-                }
-                s.keys[name] = keys
-                for k in keys { s.sourceOf[k] = name }
-                write(path, keys)
-            }
-        }
+        self.isKept = isKept
     }
 
     func name(_ source: String) -> String { SHA256.hex(source) }
 
     func add(_ key: String, source: String) {
-        let n = name(source)
-        state.withLock { s in
-            guard s.keys[n, default: []].insert(key).inserted else { return }
-            s.sourceOf[key] = n
+        let path = "\(dir)/\(name(source))"
+        lock.withLock { _ in
             // Made here, not at start-up: the cache's folder may come later (cache.recheckMs).
             mkdir(dir, 0o755)
-            let fd = open("\(dir)/\(n)", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return }
+            defer { close(fd) }
             let line = Array((key + "\n").utf8)
             _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            close(fd)
+            var st = stat()
+            guard fstat(fd, &st) == 0, Int(st.st_size) > Self.compactBytes else { return }
+            let kept = Set(keys(path).filter(isKept))
+            guard kept.count * 65 < Int(st.st_size) else { return }
+            write(path, kept)
         }
     }
 
-    /// Keys the cache removed (evicted, or gone): their sources' files rewritten without them.
-    func removed(_ keys: [String]) {
-        state.withLock { s in
-            var touched = Set<String>()
-            for k in keys {
-                guard let n = s.sourceOf.removeValue(forKey: k) else { continue }
-                s.keys[n]?.remove(k)
-                touched.insert(n)
-            }
-            for n in touched {
-                let path = "\(dir)/\(n)"
-                if let left = s.keys[n], !left.isEmpty {
-                    write(path, left)
-                } else {
-                    s.keys[n] = nil
-                    unlink(path)
-                }
-            }
-        }
-    }
-
-    /// The keys listed for `source`, and the list gone.
+    /// The keys listed for `source`, once each, and the list gone.
     func take(_ source: String) -> [String] {
-        let n = name(source)
-        return state.withLock { s in
-            unlink("\(dir)/\(n)")
-            let keys = s.keys.removeValue(forKey: n) ?? []
-            for k in keys { s.sourceOf[k] = nil }
-            return Array(keys)
+        let path = "\(dir)/\(name(source))"
+        return lock.withLock { _ in
+            defer { unlink(path) }
+            return Array(Set(keys(path)))
         }
     }
 
-    /// A source's file, whole or not at all.
+    private func keys(_ path: String) -> [String] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").filter { $0.utf8.count == 64 }.map(String.init)
+    }
+
+    /// A source's file, whole or not at all; none when no key is left.
     private func write(_ path: String, _ keys: Set<String>) {
+        guard !keys.isEmpty else {
+            unlink(path)
+            return
+        }
         let temp = path + ".tmp"
         guard
             FileManager.default.createFile(atPath: temp, contents: Data(keys.sorted().map { $0 + "\n" }.joined().utf8))

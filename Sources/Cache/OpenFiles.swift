@@ -12,7 +12,7 @@ final class OpenFiles: Sendable {
     private let files = Mutex<Table>(Table())
 
     struct Table {
-        var byKey: [String: OpenFile] = [:]
+        var byKey: [String: (file: OpenFile, size: Int64)] = [:]
         /// Counts removals, so a file opened while its entry was being evicted is not kept.
         var removals: UInt64 = 0
     }
@@ -22,10 +22,16 @@ final class OpenFiles: Sendable {
         self.keepBytes = keepBytes
     }
 
-    private func open(_ path: String) -> OpenFile? { OpenFile.open(path, keepingUpTo: keepBytes) }
+    /// The file and its size as it was opened.
+    private func open(_ path: String) -> (file: OpenFile, size: Int64)? {
+        guard let f = OpenFile.open(path, keepingUpTo: keepBytes) else { return nil }
+        if let held = f.contents { return (f, Int64(held.count)) }
+        return f.regularFileSize.map { (f, $0) }
+    }
 
-    /// The open file for `hex`, opened from `path` on first use; nil when it cannot be opened.
-    func file(_ hex: String, path: @autoclosure () -> String) -> OpenFile? {
+    /// The open file for `hex` and its size, opened from `path` on first use; nil when it
+    /// cannot be opened.
+    func file(_ hex: String, path: @autoclosure () -> String) -> (file: OpenFile, size: Int64)? {
         if capacity == 0 { return open(path()) }
         let (held, removals) = files.withLock { ($0.byKey[hex], $0.removals) }
         if let held { return held }

@@ -94,11 +94,11 @@ enum ServeCommand {
             return 1
         }
         server.installSignalHandlers()
-        let figures = results.figures
+        // The cache's index fills in the background: /metrics counts it as it goes.
         log(
             .info,
             "listening on http://\(config.server.host):\(server.port) (images \(sources.name), "
-                + "cache \(config.cache.dir): \(figures.entries) entries, \(figures.bytes) bytes)", always: true)
+                + "cache \(config.cache.dir))", always: true)
         server.run()
         log(.info, "stopped", always: true)
         return 0

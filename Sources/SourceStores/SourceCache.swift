@@ -9,8 +9,8 @@ import Syscalls
 /// what the origin said of it (ETag, Last-Modified, length). Bodies are written to a
 /// temporary file, fsynced and renamed into place, so a partial download is never used;
 /// the least recently used go past `maxBytes` (`DiskLRU` keeps the books, as it does for
-/// the result store); the index is rebuilt from the records on
-/// start. When a source was last checked with the origin is kept in memory only, so after
+/// the result store); the index is filled from the records in the background at start, and
+/// until it is, a source it lacks is read from its record on disk. When a source was last checked with the origin is kept in memory only, so after
 /// a restart every source is checked once before it is used.
 final class SourceCache: Sendable {
     /// What the origin said of one source.
@@ -40,8 +40,10 @@ final class SourceCache: Sendable {
     }
 
     let dir: String
-    /// By `src`.
+    /// By the SHA-256 of `src`.
     private let index: DiskLRU<Kept>
+    /// While the index is being filled from the folder.
+    private let filling = Atomic<Bool>(false)
     private let counter = Atomic<UInt64>(0)
     /// Why sources cannot be kept (the folder cannot be written), or nil.
     let problem: String?
@@ -56,8 +58,17 @@ final class SourceCache: Sendable {
             problem = "the source cache folder \(dir) cannot be created: \(error.localizedDescription)"
         }
         self.problem = problem
-        if problem == nil { rebuild() }
+        guard problem == nil else { return }
+        filling.store(true, ordering: .releasing)
+        let thread = Thread { [self] in rebuild() }
+        thread.name = "aspect-source-cache-fill"
+        thread.start()
     }
+
+    /// Whether the index is still being filled from the folder.
+    var isFilling: Bool { filling.load(ordering: .acquiring) }
+
+    private func key(_ src: String) -> Digest? { Digest(hex: Self.stem(src)) }
 
     /// The file name stem of a source: the SHA-256 of its `src`.
     static func stem(_ src: String) -> String { SHA256.hex(src) }
@@ -72,12 +83,18 @@ final class SourceCache: Sendable {
 
     /// The record of `src` and when it was last checked, marked as used.
     func entry(_ src: String) -> (record: Record, checkedAt: UInt64)? {
-        index.use(src).map { ($0.meta.record, $0.meta.checkedAt) }
+        guard let key = key(src) else { return nil }
+        let fillRunning = isFilling
+        if let e = index.use(key) { return (e.meta.record, e.meta.checkedAt) }
+        guard fillRunning, let (record, _) = readRecord(recordPath(src)), record.src == src else { return nil }
+        _ = index.insert(key, Kept(record: record, checkedAt: 0), size: record.bytes)
+        return (record, 0)
     }
 
     /// The origin said the kept version is current (a 304).
     func confirmed(_ src: String, at now: UInt64) {
-        index.update(src) { $0.checkedAt = now }
+        guard let key = key(src) else { return }
+        index.update(key) { $0.checkedAt = now }
     }
 
     /// A new file for a download, in the cache's folder (so the rename is atomic).
@@ -99,18 +116,16 @@ final class SourceCache: Sendable {
             unlink(body)
             return false
         }
-        let (replaced, evicted) = index.insert(record.src, Kept(record: record, checkedAt: now), size: record.bytes)
+        guard let key = key(record.src) else { return false }
+        let (replaced, evicted) = index.insert(key, Kept(record: record, checkedAt: now), size: record.bytes)
         if let old = replaced?.meta.record, bodyPath(old) != body { unlink(bodyPath(old)) }
-        for (src, e) in evicted {
-            unlink(bodyPath(e.meta.record))
-            unlink(recordPath(src))
-        }
+        removeFiles(evicted)
         return true
     }
 
     /// Forgets a source the origin no longer has.
     func remove(_ src: String) {
-        guard let old = index.remove(src)?.meta.record else { return }
+        guard let key = key(src), let old = index.remove(key)?.meta.record else { return }
         unlink(recordPath(src))
         unlink(bodyPath(old))
     }
@@ -120,39 +135,58 @@ final class SourceCache: Sendable {
         return (f.bytes, f.entries)
     }
 
-    /// The index from the records whose bodies are whole; temporary files and bodies
-    /// without a record go.
+    private func removeFiles(_ entries: [(Digest, DiskLRU<Kept>.Entry)]) {
+        for (_, e) in entries {
+            unlink(bodyPath(e.meta.record))
+            unlink(recordPath(e.meta.record.src))
+        }
+    }
+
+    /// A record and its body's mtime, when the body is whole.
+    private func readRecord(_ path: String) -> (Record, Int64)? {
+        guard let data = FileManager.default.contents(atPath: path),
+            let record = try? JSONDecoder().decode(Record.self, from: data)
+        else { return nil }
+        var st = stat()
+        guard stat(bodyPath(record), &st) == 0, Int64(st.st_size) == record.bytes else { return nil }
+        return (record, Int64(st.st_mtim.tv_sec))
+    }
+
+    /// The index from the records whose bodies are whole, in the background; temporary
+    /// files, records without a whole body and bodies without a record go; then what is
+    /// over the cap (lowered since), the least recently written first.
     private func rebuild() {
-        let fm = FileManager.default
-        let names = (try? fm.contentsOfDirectory(atPath: dir)) ?? []
+        let began = Int64(time(nil)) - 1
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
         var bodies = Set<String>()
         var found: [(Record, Int64)] = []
         for name in names {
             let path = "\(dir)/\(name)"
             if name.hasPrefix(".tmp-") {
-                unlink(path)
-            } else if name.hasSuffix(".json"), let data = fm.contents(atPath: path),
-                let record = try? JSONDecoder().decode(Record.self, from: data)
-            {
+                // A download under way since the fill began is not an earlier one's leftover.
                 var st = stat()
-                let body = bodyPath(record)
-                guard stat(body, &st) == 0, Int64(st.st_size) == record.bytes else {
+                if stat(path, &st) == 0, Int64(st.st_mtim.tv_sec) < began { unlink(path) }
+            } else if name.hasSuffix(".json") {
+                guard let (record, mtime) = readRecord(path) else {
                     unlink(path)
                     continue
                 }
-                bodies.insert(body)
-                found.append((record, Int64(st.st_mtim.tv_sec)))
+                bodies.insert(bodyPath(record))
+                found.append((record, mtime))
             }
         }
         for name in names where name.hasSuffix(".src") && !bodies.contains("\(dir)/\(name)") {
+            // A body put in place since the fill began has its record written after it.
+            var st = stat()
+            guard stat("\(dir)/\(name)", &st) == 0, Int64(st.st_mtim.tv_sec) < began else { continue }
             unlink("\(dir)/\(name)")
         }
-        // Over the cap (lowered since), the least recently written go.
-        let evicted = index.rebuild(
-            found.sorted { $0.1 < $1.1 }.map { ($0.0.src, Kept(record: $0.0, checkedAt: 0), $0.0.bytes) })
-        for (src, e) in evicted {
-            unlink(bodyPath(e.meta.record))
-            unlink(recordPath(src))
-        }
+        index.reserve(index.figures.entries + found.count)
+        index.addOlder(
+            found.sorted { $0.1 > $1.1 }.compactMap { r in
+                key(r.0.src).map { ($0, Kept(record: r.0, checkedAt: 0), r.0.bytes) }
+            })
+        filling.store(false, ordering: .releasing)
+        while case let doomed = index.trim(most: 256), !doomed.isEmpty { removeFiles(doomed) }
     }
 }

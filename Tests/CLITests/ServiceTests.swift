@@ -184,12 +184,17 @@ import Testing
         let metrics = try Self.get(s.port, "/metrics").text
         #expect(Self.value(metrics, "aspect_cache_evictions_total") ?? 0 > 0)
         #expect(Self.value(metrics, "aspect_cache_bytes").map { Int($0) <= cap } == true)
-        // The index by source follows the evictions: one line (65 bytes) per result kept.
+        // The lists by source, on disk for a purge, hold every key kept (and evicted ones
+        // until a list is compacted, past 32 KiB): one line (65 bytes) a key.
         let listed = try FileManager.default.contentsOfDirectory(
             atPath: dir.appendingPathComponent("cache/by-source").path
         ).compactMap { try? String(contentsOf: dir.appendingPathComponent("cache/by-source/\($0)"), encoding: .utf8) }
-            .joined().split(separator: "\n").count
-        #expect(listed == Int(Self.value(metrics, "aspect_cache_entries") ?? -1), "\(listed) keys listed")
+            .joined().split(separator: "\n")
+        let held = Int(Self.value(metrics, "aspect_cache_entries") ?? -1)
+        #expect(Set(listed).count == listed.count && listed.count >= held && listed.count * 65 <= 32 << 10 + 65)
+        let kept = try FileManager.default.subpathsOfDirectory(atPath: dir.appendingPathComponent("cache").path)
+            .filter { $0.count > 68 && $0.dropFirst(2).hasPrefix("/") }.map { String($0.dropFirst(3).prefix(64)) }
+        #expect(kept.count == held && Set(kept).isSubset(of: Set(listed.map(String.init))), "\(listed.count) listed, \(kept.count) kept, \(held) held")
     }
 
     /// The process's descriptors that name files of the cache folder, and how many of

@@ -30,7 +30,10 @@ import Testing
         let cache = DiskCache(dir: dir, maxBytes: 1 << 20)
         #expect(cache.store(String(repeating: "a", count: 64), [7], format: "png"))
         #expect(cache.figures.bytes == block && cache.figures.entries == 1)
-        #expect(cache.lookup(String(repeating: "a", count: 64))?.size == 1, "a hit still sends 1 byte")
+        let store = DiskResultStore(
+            dir: dir + "-store", maxBytes: 1 << 20, recheckMs: 0, openFiles: 4, memoryFileBytes: 0)
+        #expect(store.keep(String(repeating: "a", count: 64), [7], kind: "png", source: "s"))
+        #expect(store.result(String(repeating: "a", count: 64))?.size == 1, "a hit still sends 1 byte")
         // block + 1 bytes take two blocks.
         #expect(
             cache.store(String(repeating: "b", count: 64), [UInt8](repeating: 1, count: Int(block) + 1), format: "png"))
