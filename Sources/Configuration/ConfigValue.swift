@@ -99,11 +99,12 @@ public enum ConfigValue: Equatable, Sendable, Decodable {
         let digits = s.prefix { $0.isASCII && $0.isNumber }
         let unit = s.dropFirst(digits.count).trimmingSpaces
         let factors: [String: Int64] = [
-            "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1_000_000,
+            "": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1_000_000,
             "mib": 1 << 20, "g": 1 << 30, "gb": 1_000_000_000, "gib": 1 << 30, "t": 1 << 40,
             "tb": 1_000_000_000_000, "tib": 1 << 40,
         ]
-        guard let n = NumberSyntax.integer(Substring(digits)).map(Int64.init), let f = factors[String(unit)] else {
+        // Not NumberSyntax's: a URL's numbers are short, a disk's bytes need 13 digits and more.
+        guard !digits.isEmpty, digits.count <= 18, let n = Int64(digits), let f = factors[String(unit)] else {
             return nil
         }
         let (product, overflow) = n.multipliedReportingOverflow(by: f)

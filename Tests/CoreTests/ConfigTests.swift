@@ -139,6 +139,19 @@ import Testing
     }
 
     /// Each s3 key falls back to the AWS variable every S3 tool reads, below Aspect's own.
+    /// A byte count in plain bytes may be as long as a disk's size (13 digits for a TiB),
+    /// not only as long as a URL's numbers; the units still work, and an overflow is refused.
+    @Test func byteCountsOfADisksSize() throws {
+        for (text, bytes) in [
+            ("1099511627776", Int64(1) << 40), ("2TiB", Int64(2) << 40), ("5GB", 5_000_000_000), ("4096", 4096),
+        ] {
+            let c = try load(env: ["ASPECT_CACHE_MAXBYTES": text])
+            #expect(c.cache.maxBytes == bytes, "\(text)")
+        }
+        #expect(throws: (any Error).self) { try load(env: ["ASPECT_CACHE_MAXBYTES": "99999999999999999999"]) }
+        #expect(throws: (any Error).self) { try load(env: ["ASPECT_CACHE_MAXBYTES": "12 parsecs"]) }
+    }
+
     @Test func s3KeysFallBackToTheAWSVariables() throws {
         let aws = [
             "AWS_ENDPOINT_URL": "http://minio:9000", "AWS_DEFAULT_REGION": "eu-north-1", "AWS_REGION": "eu-west-1",
