@@ -194,7 +194,9 @@ import Testing
         #expect(Set(listed).count == listed.count && listed.count >= held && listed.count * 65 <= 32 << 10 + 65)
         let kept = try FileManager.default.subpathsOfDirectory(atPath: dir.appendingPathComponent("cache").path)
             .filter { $0.count > 68 && $0.dropFirst(2).hasPrefix("/") }.map { String($0.dropFirst(3).prefix(64)) }
-        #expect(kept.count == held && Set(kept).isSubset(of: Set(listed.map(String.init))), "\(listed.count) listed, \(kept.count) kept, \(held) held")
+        #expect(
+            kept.count == held && Set(kept).isSubset(of: Set(listed.map(String.init))),
+            "\(listed.count) listed, \(kept.count) kept, \(held) held")
     }
 
     /// The process's descriptors that name files of the cache folder, and how many of
