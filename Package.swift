@@ -55,8 +55,16 @@ let package = Package(
         .target(
             name: "SVG", dependencies: ["Core", "CXML"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
+        // dlib's frontal face detector (HOG and a linear SVM, its model inside the library)
+        // behind one C call, for gravity=face (SPEC: Faces). Optimised even in a debug
+        // build: the detector's templates unoptimised take seconds a picture.
         .target(
-            name: "Imaging", dependencies: ["Core", "CVips", "CAV", "CXML", "Syscalls", "SVG"],
+            name: "CFaces", cxxSettings: [.unsafeFlags(["-O2"])],
+            linkerSettings: [
+                .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
+            ]),
+        .target(
+            name: "Imaging", dependencies: ["Core", "CVips", "CAV", "CXML", "CFaces", "Syscalls", "SVG"],
             swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
@@ -67,7 +75,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The caches on disk: DiskLRU (the index, eviction, the atomic write, the rebuild),
         // under the result store (hits handed back open) and the source cache.
-        .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls", "Hashing"]),
+        .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls", "Hashing", "CLinux"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         // S3: AWS Signature V4 and object URLs (the bucket source builds on it).
@@ -127,7 +135,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).
         .executableTarget(
-            name: "aspect-bench", dependencies: ["Core", "Imaging"], path: "bench/aspect-bench",
+            name: "aspect-bench", dependencies: ["Core", "Imaging", "Syscalls"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(name: "CoreTests", dependencies: ["Core", "Configuration", "TestSupport"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),

@@ -37,19 +37,24 @@ def children(pid):
     except OSError:
         return []
 
+RUNNING = []
+
 class Service:
     def __init__(self, binary, workdir, port, images, cache, max_bytes, log):
-        env = dict(os.environ, ASPECT_LOG_ACCESS="false", ASPECT_CACHE_MAXBYTES=str(max_bytes))
+        env = dict(os.environ, ASPECT_LOG_ACCESS="false", ASPECT_CACHE_MAXBYTES=str(max_bytes) if max_bytes < 1 << 39 else "1TiB")
         self.port = port
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             [binary, "serve", "--port", str(port), "--images", images, "--cache-dir", cache],
             cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=open(log, "ab"), start_new_session=True)
+        RUNNING.append(self)
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"
 
     def stop(self):
+        if self.proc.poll() is not None:
+            return
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
         except ProcessLookupError:
@@ -59,6 +64,8 @@ class Service:
 def first_hit(svc, path, limit=300):
     """Seconds from the service's start to its first answer with X-Cache: HIT."""
     while time.monotonic() - svc.started < limit:
+        if svc.proc.poll() is not None:
+            raise SystemExit(f"the service on port {svc.port} ended (exit {svc.proc.returncode}): see its log")
         s, h, _ = get(svc.url(path), timeout=2)
         if s == 200 and h.get("X-Cache") == "HIT":
             return time.monotonic() - svc.started
@@ -96,6 +103,17 @@ def latency(text):
 def du(path):
     return int(subprocess.run(["du", "-s", "--block-size=1", path], capture_output=True, text=True).stdout.split()[0])
 
+def occupied_by_files(path):
+    """What the regular files under path occupy (st_blocks), as a cap that counts blocks sees it."""
+    total = 0
+    for root, _, names in os.walk(path):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
 def key_file(cache):
     for shard in os.listdir(cache):
         if len(shard) == 2:
@@ -132,7 +150,8 @@ def main():
     miss_lua = os.path.join(out, "widths.lua")
     open(miss_lua, "w").write(
         "local n = 0\nrequest = function()\n  n = n + 1\n"
-        "  return wrk.format(nil, wrk.path:gsub('w=300', 'w=' .. tostring(100 + n % 900), 1))\nend\n")
+        "  local path = wrk.path:gsub('w=300', 'w=' .. tostring(100 + n % 900), 1)\n"
+        "  return wrk.format(nil, path)\nend\n")
     # Each build's real result, and its memory with an empty folder (after the same load).
     real, empty_rss = [], {}
     for name, binary, workdir in builds:
@@ -158,7 +177,8 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
             subprocess.run(["cp", "-a", folder, work], check=True)
             log = os.path.join(out, f"{name}.log")
-            # 1. No cap in reach: ready, the index's memory, hits while it fills.
+            # 1. No cap in reach: ready, the index's memory, hits while it fills, then hits
+            #    beside misses with nothing to evict (the control for step 2).
             svc = Service(binary, workdir, 18381, images, work, 1 << 40, log)
             ready = first_hit(svc, hit_path)
             during = wrk(svc.url(hit_path), 5)
@@ -166,37 +186,63 @@ def main():
             hits_filling = latency(during.communicate()[0])
             time.sleep(1)
             rss = main_rss_kb(svc.proc.pid)
+            counted = metric(svc.port, "aspect_cache_bytes")
             hits = latency(wrk(svc.url(hit_path), 5).communicate()[0])
+            m = wrk(svc.url(hit_path), 15, conns=2, script=miss_lua)
+            h = wrk(svc.url(hit_path), 15, conns=1)
+            misses_free, hits_free = latency(m.communicate()[0]), latency(h.communicate()[0])
             svc.stop()
-            # 2. A cap of 90% of what the folder holds: trimmed in the background, then each
-            #    miss evicts; misses and hits side by side meanwhile.
-            cap = occupied * 9 // 10
+            # 2. A cap of 90% of what the build counts the folder as: trimmed in the
+            #    background (or on the first write), then each miss evicts; misses and
+            #    hits side by side meanwhile; then the time until the count is under the
+            #    cap, and what the folder's files occupy against it.
+            cap = counted * 9 // 10
             svc = Service(binary, workdir, 18382, images, work, cap, log)
             ready_capped = first_hit(svc, hit_path)
             m = wrk(svc.url(hit_path), 15, conns=2, script=miss_lua)
             h = wrk(svc.url(hit_path), 15, conns=1)
             misses, hits_evicting = latency(m.communicate()[0]), latency(h.communicate()[0])
-            time.sleep(2)
-            used = du(work)
+            trimmed = float("nan")
+            while time.monotonic() - svc.started < 300:
+                b = metric(svc.port, "aspect_cache_bytes")
+                if b is not None and b <= cap:
+                    trimmed = time.monotonic() - svc.started
+                    break
+                time.sleep(0.2)
+            time.sleep(1)
+            files, total = occupied_by_files(work), du(work)
             svc.stop()
             shutil.rmtree(work, ignore_errors=True)
             rows.append(dict(
                 n=n, build=name, written_s=round(written, 1), ready_s=round(ready, 3), indexed_s=round(indexed, 2),
                 rss_mb=round(rss / 1024, 1), bytes_per_entry=round((rss - empty_rss[name]) * 1024 / n, 1),
-                hits_filling=hits_filling, hits=hits, ready_capped_s=round(ready_capped, 3), misses=misses,
-                hits_evicting=hits_evicting, cap_mb=round(cap / 2**20, 1), du_mb=round(used / 2**20, 1),
-                over_cap_kb=round((used - cap) / 1024, 1)))
+                hits_filling=hits_filling, hits=hits, misses_free=misses_free, hits_free=hits_free,
+                ready_capped_s=round(ready_capped, 3), misses=misses, hits_evicting=hits_evicting,
+                trimmed_s=round(trimmed, 1), cap_mb=round(cap / 2**20, 1), files_mb=round(files / 2**20, 1),
+                du_mb=round(total / 2**20, 1), over_cap_kb=round((files - cap) / 1024, 1)))
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         shutil.rmtree(folder, ignore_errors=True)
     json.dump(rows, open(os.path.join(out, "scale.json"), "w"), indent=1)
-    print("| results | build | first HIT after start | index filled | RSS | bytes an entry | hits while filling p50 / p99 / max | with a cap of 90%: first HIT | misses p50 / max (max/p50) | hits p50 / p99 / max | du − cap |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| results | build | first HIT after start | index filled | RSS | bytes an entry | hits while filling p50 / p99 / max |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        hf, m, he = r["hits_filling"], r["misses"], r["hits_evicting"]
+        hf = r["hits_filling"]
         print(f"| {r['n']:,} | {r['build']} | {r['ready_s']} s | {r['indexed_s']} s | {r['rss_mb']} MB | {r['bytes_per_entry']} "
-              f"| {hf['50']:.2f} / {hf['99']:.2f} / {hf['max']:.1f} ms | {r['ready_capped_s']} s "
-              f"| {m['50']:.1f} / {m['max']:.1f} ms ({m['max'] / m['50']:.1f}×) | {he['50']:.2f} / {he['99']:.2f} / {he['max']:.1f} ms "
-              f"| {r['over_cap_kb']} KiB |")
+              f"| {hf['50']:.2f} / {hf['99']:.2f} / {hf['max']:.1f} ms |")
+    print()
+    print("Misses (a new width each, wrk -c2) and hits (wrk -c1) side by side for 15 s: with nothing to evict, "
+          "then with the cap at 90% of what the build counts (p50 / p99 / max, ms):")
+    print()
+    print("| results | build | misses, no eviction | hits, no eviction | first HIT with the cap | misses, evicting | hits, evicting | under the cap after | cap | files occupy | du |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    def l(x): return f"{x['50']:.1f} / {x['99']:.1f} / {x['max']:.1f}"
+    for r in rows:
+        print(f"| {r['n']:,} | {r['build']} | {l(r['misses_free'])} | {l(r['hits_free'])} | {r['ready_capped_s']} s "
+              f"| {l(r['misses'])} | {l(r['hits_evicting'])} | {r['trimmed_s']} s | {r['cap_mb']} MB | {r['files_mb']} MB | {r['du_mb']} MB |")
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        for svc in RUNNING:
+            svc.stop()

@@ -2,7 +2,7 @@
 # Installs what building and running Aspect needs and is missing: Debian's libvips (with
 # pkg-config to find it), libcurl (for HTTP and S3 sources, with the CA certificates),
 # libxml2's headers (the SVG sanitiser parses with it), FFmpeg's libraries (video sources) and
-# libseccomp (the render workers' sandbox);
+# libseccomp (the render workers' sandbox), dlib (the face detector of gravity=face);
 # with `test`, also what the tests need: Debian's Chromium, which loads the demo page as a
 # browser would, Python's venv, where scripts/test.sh installs moto's S3 server, and the
 # tools that make the test photos; with `photos`, only those tools. Safe to run again: it
@@ -12,7 +12,8 @@ set -euo pipefail
 
 packages=(
   pkg-config libvips-dev libcurl4-openssl-dev libxml2-dev ca-certificates
-  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libseccomp-dev
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libseccomp-dev libdlib-dev
+  liblapack-dev libblas-dev
 )
 # scripts/fetch-photos.sh makes the rotated portrait with jpegtran and exiftool.
 photo_tools=(libjpeg-turbo-progs libimage-exiftool-perl)

@@ -16,6 +16,8 @@ if [ ! -x "$venv/bin/moto_server" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "moto[server]==5.2.5"
 fi
+# Photographs with faces (gravity=face), from Debian and PyPI, beside the others.
+bash scripts/fetch-faces.sh "$venv/bin/pip"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift format lint --strict -r Sources Tests bench Package.swift
 swift test --skip-build

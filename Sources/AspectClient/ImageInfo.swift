@@ -43,6 +43,17 @@ public struct ImageInfo: Decodable, Sendable, Equatable {
     public let averageColor: String?
     public let dominantColor: String?
     public let output: Output?
+    /// The faces found, as fractions (0 … 1) of the upright source: asked with `faces: true`,
+    /// or for a thumbnail with `gravity(.face)`; nil otherwise.
+    public let faces: [Face]?
+
+    /// A face's box: its left, top, width and height as fractions of the upright source.
+    public struct Face: Decodable, Sendable, Equatable {
+        public let x: Double
+        public let y: Double
+        public let w: Double
+        public let h: Double
+    }
 
     /// The ThumbHash decoded to pixels, or nil when it is malformed.
     public var placeholder: ThumbHashImage? { ThumbHashImage(base64: thumbhash) }
@@ -78,13 +89,14 @@ public struct AspectServer: Sendable {
         return request
     }
 
-    /// `/info` of `src`, with `thumbnail`'s parameters when given (then `output` is set).
-    public func info(src: String, for thumbnail: Thumbnail? = nil, session: URLSession = .shared) async throws
-        -> ImageInfo
+    /// `/info` of `src`, with `thumbnail`'s parameters when given (then `output` is set),
+    /// and the faces found when `faces` is true.
+    public func info(src: String, for thumbnail: Thumbnail? = nil, faces: Bool = false, session: URLSession = .shared)
+        async throws -> ImageInfo
     {
         var t = thumbnail ?? Thumbnail(src: src)
         t = t.source(src)
-        guard let url = t.infoURL(base: base, signingKey: signingKey) else {
+        guard let url = t.infoURL(base: base, signingKey: signingKey, faces: faces) else {
             throw Failure(status: 0, message: "the /info URL cannot be made from \(base)")
         }
         let (data, response) = try await session.data(from: url)

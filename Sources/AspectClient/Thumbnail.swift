@@ -15,6 +15,8 @@ public struct Thumbnail: Sendable, Hashable {
 
     public enum Gravity: String, Sendable, CaseIterable {
         case center, north, south, east, west, northeast, northwest, southeast, southwest, smart, entropy, focus
+        /// Centred on the faces in the picture (the server falls back to `smart` without any).
+        case face
     }
 
     public enum Shape: String, Sendable, CaseIterable {
@@ -119,9 +121,10 @@ public struct Thumbnail: Sendable, Hashable {
     }
 
     /// The `/info` URL for the same parameters: the source's size, ratio and placeholders,
-    /// and the `output` this thumbnail would have.
-    public func infoURL(base: URL, signingKey: String? = nil) -> URL? {
-        Self.join(base, path(signingKey: signingKey, endpoint: "/info"))
+    /// and the `output` this thumbnail would have; with `faces`, the faces found too
+    /// (they come anyway for `gravity(.face)`).
+    public func infoURL(base: URL, signingKey: String? = nil, faces: Bool = false) -> URL? {
+        Self.join(base, (faces ? setting("faces", "1") : self).path(signingKey: signingKey, endpoint: "/info"))
     }
 
     static func join(_ base: URL, _ path: String) -> URL? {

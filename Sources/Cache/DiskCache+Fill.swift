@@ -1,3 +1,4 @@
+import CLinux
 import Core
 import Foundation
 import Glibc
@@ -73,6 +74,9 @@ extension DiskCache {
             start = end
         }
         found = []
+        // The listing's memory back to the system: freed, it would stay in the fill
+        // thread's arena, as large as the index itself.
+        _ = clinux_release_freed_memory()
         filling.store(false, ordering: .releasing)
         removedWhileFilling.withLock { $0.removeAll() }
         while true {

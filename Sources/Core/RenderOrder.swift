@@ -167,6 +167,8 @@ public struct SourceFacts: Equatable, Sendable, Codable {
     public var previewWidth: Int
     public var previewHeight: Int
     public var previewRGBA: [UInt8]
+    /// The faces found, when they were looked for (SPEC: Faces); nil when not.
+    public var faces: [FaceBox]?
 
     public init(
         description: SourceDescription, orientation: Int, frames: Int, pages: Int = 1, video: VideoFacts? = nil,

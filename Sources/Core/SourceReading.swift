@@ -33,15 +33,21 @@ public struct SourceReading: Equatable, Sendable, Codable {
     public var trim: Trim?
     /// imgproxy's `auto_rotate:0` turns it off: the pixels as stored, sized as stored.
     public var autoRotate: Bool
+    /// `/info`: the faces in the picture too (SPEC: Faces).
+    public var faces: Bool
 
-    public init(page: Int = 1, trim: Trim? = nil, autoRotate: Bool = true) {
+    public init(page: Int = 1, trim: Trim? = nil, autoRotate: Bool = true, faces: Bool = false) {
         self.page = page
         self.trim = trim
         self.autoRotate = autoRotate
+        self.faces = faces
     }
 }
 
 extension ThumbRequest {
     /// What the renderer needs to read the source for this request.
-    public var reading: SourceReading { SourceReading(page: page, trim: trim, autoRotate: autoRotate) }
+    /// `/info` finds faces when asked (`faces=1`) and when the gravity is `face`.
+    public var reading: SourceReading {
+        SourceReading(page: page, trim: trim, autoRotate: autoRotate, faces: faces || gravity == .face)
+    }
 }

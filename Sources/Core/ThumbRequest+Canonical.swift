@@ -29,6 +29,7 @@ extension ThumbRequest {
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if extend { p.append(("extend", "1")) }
+        if faces { p.append(("faces", "1")) }
         if let pixelate { p.append(("pixelate", "\(pixelate)")) }
         if let watermark { p.append(("wm", watermark)) }
         if let padding {

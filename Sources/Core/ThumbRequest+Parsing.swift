@@ -3,7 +3,7 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "sig",
+        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -49,6 +49,7 @@ extension ThumbRequest {
         if let v = values["fy"] { r.focusY = try decimal("fy", v, 0...1) }
         if let v = values["upscale"] { r.upscale = try flag("upscale", v) }
         if let v = values["extend"] { r.extend = try flag("extend", v) }
+        if let v = values["faces"] { r.faces = try flag("faces", v) }
         if let v = values["pixelate"] { r.pixelate = try integer("pixelate", v, 2...256) }
         if let v = values["trim"] { r.trim = Trim(threshold: try decimal("trim", v, 0...100)) }
         if let v = values["maxbytes"] { r.maxBytes = try integer("maxbytes", v, 1024...(1 << 30)) }

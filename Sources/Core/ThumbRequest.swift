@@ -19,11 +19,13 @@ public enum Gravity: String, Sendable, CaseIterable, Codable {
     case entropy
     /// Centred on the focal point `fx`, `fy` as far as the edges allow (`fill` only).
     case focus
+    /// Centred on the faces in the picture; with none, `smart` (`fill` only; SPEC: Faces).
+    case face
 
     /// The compass gravities: those that place by edges alone.
     public var isCompass: Bool {
         switch self {
-        case .smart, .entropy, .focus: false
+        case .smart, .entropy, .focus, .face: false
         default: true
         }
     }
@@ -39,7 +41,7 @@ public enum Gravity: String, Sendable, CaseIterable, Codable {
         case .northwest: (0, 0)
         case .southeast: (1, 1)
         case .southwest: (0, 1)
-        case .center, .smart, .entropy, .focus: (0.5, 0.5)
+        case .center, .smart, .entropy, .focus, .face: (0.5, 0.5)
         }
     }
 }
@@ -177,6 +179,8 @@ public struct ThumbRequest: Equatable, Sendable {
     public var keepCopyright: Bool?
     /// `extend`: pad a result smaller than the box as asked out to that box.
     public var extend = false
+    /// `/info`'s `faces=1`: the faces found in the picture (SPEC: Faces).
+    public var faces = false
     /// `padding`: a `bg` margin around the result, in CSS pixels.
     public var padding: Insets?
     /// `pixelate`: blocks of this many output pixels.

@@ -5,7 +5,7 @@ import Syscalls
 
 extension OpenFile {
     /// Opens `path` for the pipeline: a missing file or a folder is "no such source".
-    static func opening(_ path: String) throws(ImagingError) -> OpenFile {
+    public static func opening(_ path: String) throws(ImagingError) -> OpenFile {
         switch OpenFile.open(path) {
         case .success(let f): return f
         case .failure(let e):

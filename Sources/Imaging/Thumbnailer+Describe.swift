@@ -26,7 +26,9 @@ extension Thumbnailer {
         }
         let small = Self.previewSize(info.size)
         let image = try decodeResized(input, info, to: small, fastShrink: true, deadline: deadline)
-        return try facts(info, preview: image)
+        var described = try facts(info, preview: image)
+        if reading.faces { described.faces = try findFaces(input, info, deadline: deadline) }
+        return described
     }
 
     /// The preview's size: the source's, shrunk to fit `previewSide` × `previewSide`.

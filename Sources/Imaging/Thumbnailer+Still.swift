@@ -11,7 +11,8 @@ extension Thumbnailer {
     /// place, clip to the shape, flatten where the format has no alpha, and encode with
     /// no metadata.
     func render(
-        _ input: SourceInput, source info: SourceInfo, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?,
+        _ input: SourceInput, source info: SourceInfo, plan: inout Plan, format: ImageFormat, quality: Int?,
+        maxBytes: Int?,
         autoQuality: AutoQuality? = nil, wantFacts: Bool = false, facts: inout SourceFacts?, deadline: Deadline
     )
         throws(ImagingError) -> Encoder.Encoded
@@ -35,6 +36,9 @@ extension Thumbnailer {
         try deadline.check()
         var image = try Pipeline.exactSize(resized, plan.resized)
         if wantFacts { facts = factsFromRender(image, info, plan) }
+        if plan.gravity == .face, plan.mode == .fill {
+            plan = try centredOnFaces(image, input, info, plan, deadline: deadline)
+        }
         image = try Pipeline.toSRGB(image)
         image = try Pipeline.cropOrPlace(image, plan, format: format)
         image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)

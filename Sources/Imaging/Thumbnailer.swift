@@ -81,6 +81,12 @@ public struct Thumbnailer: Sendable {
     ) throws(ImagingError) -> Rendered {
         var source = source
         source.moment = wanted.moments.first
+        var wanted = wanted
+        // gravity=face: the cut is centred on the faces, found now (SPEC: Faces); a still's
+        // on its render's decode (Thumbnailer+Still).
+        if wanted.animated, wanted.plan.gravity == .face, wanted.plan.mode == .fill {
+            wanted.plan = wanted.plan.centred(onFaces: try findFaces(input, source, deadline: deadline))
+        }
         var facts: SourceFacts?
         let encoded =
             wanted.animated && input.video != nil
@@ -91,7 +97,7 @@ public struct Thumbnailer: Sendable {
                         input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
                         maxBytes: wanted.maxBytes, deadline: deadline))
                 : try render(
-                    input, source: source, plan: wanted.plan, format: wanted.format, quality: wanted.quality,
+                    input, source: source, plan: &wanted.plan, format: wanted.format, quality: wanted.quality,
                     maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, wantFacts: wantFacts, facts: &facts,
                     deadline: deadline)
         return Rendered(

@@ -27,9 +27,11 @@ enum DemoPage {
     /// A video's hover preview: six frames from 1 s to the end, as an animation.
     static let videoPreviewCell: Cell = ("video preview", "w=160&ratio=4:3&mode=fill&frames=6")
 
-    /// Smart cropping and the shapes; the second table, with the presets.
+    /// Smart and face cropping and the shapes; the second table, with the presets.
     static let shapeCells: [Cell] = [
         ("fill 1:1 smart", "w=120&ratio=1&mode=fill&gravity=smart"),
+        // Beside smart: on a photo of people, the faces kept (without one, smart's cut).
+        ("fill 1:1 face", "w=120&ratio=1&mode=fill&gravity=face"),
         ("circle", "w=120&ratio=1&mode=fill&shape=circle&format=png"),
         ("capsule", "w=180&ratio=3:1&mode=fill&shape=capsule&format=png"),
         ("rounded", "w=120&ratio=1&mode=fill&shape=rounded&radius=20&format=png"),
@@ -154,7 +156,7 @@ enum DemoPage {
         <label>h <input name="h" size="4"></label>
         <label>ratio <input name="ratio" value="4:3" size="5"></label>
         <label>mode <select name="mode"><option>fit</option><option selected>fill</option><option>pad</option><option>stretch</option></select></label>
-        <label>gravity <select name="gravity"><option></option><option>center</option><option>north</option><option>south</option><option>east</option><option>west</option><option>smart</option><option>entropy</option></select></label>
+        <label>gravity <select name="gravity"><option></option><option>center</option><option>north</option><option>south</option><option>east</option><option>west</option><option>smart</option><option>entropy</option><option>face</option></select></label>
         <label>shape <select name="shape"><option></option><option>circle</option><option>capsule</option><option>rounded</option></select></label>
         <label>format <select name="format"><option></option><option>jpeg</option><option>png</option><option>webp</option><option>avif</option></select></label>
         <label>dpr <input name="dpr" size="3"></label>

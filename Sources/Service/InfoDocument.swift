@@ -53,6 +53,16 @@ enum InfoDocument {
             ("blurhash", JSONText.string(blurhash)), ("averageColor", JSONText.string(Colours.average(rgba: rgba))),
             ("dominantColor", JSONText.string(Colours.dominant(rgba: rgba))),
         ]
+        if let faces = facts.faces {
+            // Fractions of the upright picture, to four places (a 10,000-pixel side's pixel).
+            func fraction(_ v: Double) -> String { NumberSyntax.text((v * 10000).rounded() / 10000) }
+            let boxes = faces.map { f in
+                JSONText.object([
+                    ("x", fraction(f.x)), ("y", fraction(f.y)), ("w", fraction(f.w)), ("h", fraction(f.h)),
+                ])
+            }
+            document.append(("faces", "[" + boxes.joined(separator: ",") + "]"))
+        }
         if withOutput {
             // The same plan /thumb makes: its errors are /thumb's too.
             let order: RenderOrder

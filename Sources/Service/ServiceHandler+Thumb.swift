@@ -61,8 +61,12 @@ extension ServiceHandler {
         }
         // Save-Data asks for fewer bytes; an explicit q still wins.
         if saveData, parsed.quality == nil, !parsed.autoQuality, endpoint == .thumb { parsed.saveData = true }
+        if endpoint == .thumb, parsed.faces {
+            return .respond(
+                Self.error(AspectError(.badParam, "faces=1 asks /info for the faces; /thumb takes no faces")))
+        }
         // /info gives `output` when any /thumb parameter is there besides src.
-        let wantsOutput = expanded.pairs.contains { $0.name != "src" && $0.name != "sig" }
+        let wantsOutput = expanded.pairs.contains { !["src", "sig", "faces"].contains($0.name) }
         return resolving(
             CheckedRequest(
                 request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,

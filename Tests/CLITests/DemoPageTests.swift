@@ -71,10 +71,10 @@ import Testing
             .replacingOccurrences(of: "</pre>", with: "").replacingOccurrences(of: "&amp;", with: "&")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
         let rows = report.images
-        // Eight samples (an animation, an SVG, a PDF and a video among them), eight cells each
-        // and one for the embedded default's preset, which this test's configuration names
-        // too, and the video's hover preview.
-        #expect(rows.count == 73, "\(rows.count) thumbnails on the page")
+        // Eight samples (an animation, an SVG, a PDF and a video among them), nine cells each
+        // (gravity=face beside smart among them) and one for the embedded default's preset,
+        // which this test's configuration names too, and the video's hover preview.
+        #expect(rows.count == 81, "\(rows.count) thumbnails on the page")
         #expect(rows.contains { $0.src.contains("src=bounce.gif") && $0.src.contains("preset=avatar") })
         for r in rows {
             #expect(r.complete && r.natural != "0x0", "\(r.src) did not load")

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import Syscalls
 
 // aspect-bench: Aspect's imaging pipeline in process, no HTTP, for BENCHMARKS.md and
 // the memory test.
@@ -18,6 +19,8 @@ import Imaging
 //       q=auto's search replayed on REFERENCE (the unencoded result) measured at every
 //       quality from 30 to 90: prints `chosen lowest encodes` (the search's choice, the
 //       lowest quality that keeps the picture, and the encodes the search made).
+//   aspect-bench faces FILE [--iterations N]
+//       the faces found, and the median ms of a describe with faces and without.
 //   aspect-bench curve REFERENCE FORMAT
 //       the same measures themselves: one line, `quality:ssim` for each quality, 30 to 90.
 
@@ -76,6 +79,34 @@ if mode == "search" || mode == "curve" {
         }
         let lowest = (target.min...target.max).first { (scores[$0] ?? 0) >= target.ssim } ?? target.max
         print(chosen, lowest, measured.count + (measured.contains(chosen) ? 0 : 1))
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+if mode == "faces" {
+    // aspect-bench faces FILE [--iterations N]: the faces found (fractions of the upright
+    // picture, as /info gives them) as JSON, then the median ms of N describes with faces
+    // and of N without, from the same open: `faces=… ms_with=… ms_without=…`.
+    let n = Int(option("--iterations", args, default: "20")) ?? 20
+    do {
+        let t = try Thumbnailer(limits: ImagingLimits())
+        func median(_ reading: SourceReading) throws -> Double {
+            var times: [Double] = []
+            for _ in 0..<n {
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try t.describe(file: OpenFile.opening(source), reading: reading)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+            return times.sorted()[times.count / 2]
+        }
+        let faces = try t.describe(file: OpenFile.opening(source), reading: SourceReading(faces: true)).faces ?? []
+        let json = faces.map { String(format: #"{"x":%.4f,"y":%.4f,"w":%.4f,"h":%.4f}"#, $0.x, $0.y, $0.w, $0.h) }
+        let with = try median(SourceReading(faces: true))
+        let without = try median(SourceReading())
+        print(
+            "faces=[\(json.joined(separator: ","))] ms_with=\(String(format: "%.1f", with)) ms_without=\(String(format: "%.1f", without))"
+        )
         exit(0)
     } catch {
         fail("\(error)")

@@ -1,10 +1,13 @@
 import Foundation
 
-/// imgproxy's gravity: a compass value (with offsets), `sm` (libvips' attention), or a
-/// focus point `fp:x:y`.
+/// imgproxy's gravity: a compass value (with offsets), `sm` (libvips' attention), a
+/// focus point `fp:x:y`, or `obj` (imgproxy Pro's object detection: here faces, `obj:face`).
 public struct ImgproxyGravity: Equatable, Sendable {
     public enum Kind: String, Sendable, CaseIterable {
-        case ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp
+        case ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp, obj
+
+        /// Found in the picture at render time, not placed by numbers: `sm` and `obj`.
+        var isFound: Bool { self == .sm || self == .obj }
     }
 
     public var kind: Kind
@@ -19,7 +22,9 @@ public struct ImgproxyGravity: Equatable, Sendable {
         self.y = y
     }
 
-    var text: String { kind == .sm ? "sm" : "\(kind.rawValue):\(decimalString(x)):\(decimalString(y))" }
+    var text: String {
+        kind.isFound ? kind.rawValue : "\(kind.rawValue):\(decimalString(x)):\(decimalString(y))"
+    }
 }
 
 /// The overlay `watermark:opacity:position:x:y:scale` asks for, on the first configured

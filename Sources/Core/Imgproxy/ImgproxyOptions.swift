@@ -59,16 +59,21 @@ struct OptionReader {
     }
 
     func gravity(_ name: String, _ args: [String], allowSmart: Bool = true) throws(AspectError) -> ImgproxyGravity {
-        guard let first = args.first, let kind = ImgproxyGravity.Kind(rawValue: first), allowSmart || kind != .sm
+        guard let first = args.first, let kind = ImgproxyGravity.Kind(rawValue: first), allowSmart || !kind.isFound
         else {
             throw bad(
                 name, args,
-                "the gravity must be one of ce, no, so, ea, we, noea, nowe, soea, sowe\(allowSmart ? ", sm, fp:X:Y" : ", fp:X:Y")"
-            )
+                "the gravity must be one of ce, no, so, ea, we, noea, nowe, soea, sowe"
+                    + (allowSmart ? ", sm, obj:face, fp:X:Y" : ", fp:X:Y"))
         }
         var g = ImgproxyGravity(kind)
         switch kind {
         case .sm: if args.count > 1 { throw bad(name, args, "sm takes no offsets") }
+        case .obj:
+            // imgproxy Pro names its detector's classes; the one Aspect finds is `face`.
+            guard args.dropFirst().allSatisfy({ $0 == "face" }) else {
+                throw bad(name, args, "obj finds faces here: give obj or obj:face")
+            }
         case .fp:
             guard args.count == 3, let x = Double(args[1]), let y = Double(args[2]), (0...1).contains(x),
                 (0...1).contains(y)

@@ -16,8 +16,10 @@ extension ImgproxyGeometry {
         var region: Rect?
         if toScale.width < turned.width || toScale.height < turned.height {
             let g = cropGravity ?? gravity
-            guard g.kind != .sm else {
-                throw AspectError(.badParam, "crop with gravity sm is not supported here; give a compass gravity or fp")
+            guard !g.kind.isFound else {
+                throw AspectError(
+                    .badParam,
+                    "crop with gravity \(g.kind.rawValue) is not supported here; give a compass gravity or fp")
             }
             let at = IMath.position(turned, toScale, g, dpr: 1)
             region = unturned(Rect(x: at.x, y: at.y, width: toScale.width, height: toScale.height), in: turned)
@@ -38,8 +40,8 @@ extension ImgproxyGeometry {
             height: IMath.minNonZero(s.resultCrop.height, scaled.height))
         if window.width < scaled.width || window.height < scaled.height {
             let w = Size(width: min(window.width, scaled.width), height: min(window.height, scaled.height))
-            if gravity.kind == .sm {
-                plannedGravity = .smart
+            if gravity.kind.isFound {
+                plannedGravity = gravity.kind == .sm ? .smart : .face
                 crop = Rect(
                     x: (scaled.width - w.width) / 2, y: (scaled.height - w.height) / 2, width: w.width, height: w.height
                 )

@@ -149,6 +149,7 @@ extension ImgproxyURL {
     static func nativeGravity(_ g: ImgproxyGravity) -> (gravity: Gravity, x: Double, y: Double)? {
         switch g.kind {
         case .sm: return (.smart, 0.5, 0.5)
+        case .obj: return (.face, 0.5, 0.5)
         case .fp: return (.focus, g.x, g.y)
         default:
             guard g.x == 0, g.y == 0 else { return nil }
@@ -165,7 +166,7 @@ extension ImgproxyURL {
     /// of this source.
     static func nativeRegion(_ g: ImgproxyGeometry, _ source: Size) -> Region? {
         let gravity = g.cropGravity ?? g.gravity
-        guard gravity.kind != .sm, gravity.kind != .fp, gravity.x == 0, gravity.y == 0,
+        guard !gravity.kind.isFound, gravity.kind != .fp, gravity.x == 0, gravity.y == 0,
             let anchor = nativeGravity(gravity)?.gravity.anchor
         else { return nil }
         func side(_ crop: Double, _ n: Int) -> Double {
