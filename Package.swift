@@ -75,7 +75,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The caches on disk: DiskLRU (the index, eviction, the atomic write, the rebuild),
         // under the result store (hits handed back open) and the source cache.
-        .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls", "Hashing", "CLinux"]),
+        .target(name: "Cache", dependencies: ["Core", "Stores", "Syscalls", "Hashing"]),
         // Signed URLs: HMAC-SHA256 over Core's canonical form.
         .target(name: "Signing", dependencies: ["Core", "Hashing"]),
         // S3: AWS Signature V4 and object URLs (the bucket source builds on it).

@@ -26,7 +26,7 @@ FACES=.build/photos/faces
 
 echo "### gravity=face beside gravity=smart (issue 39)"
 echo
-echo "The detector (dlib's frontal face detector on a copy at most 640 px long, doubled once), in process:"
+echo "The detector (dlib's frontal face detector on a copy at most 640 px long), in process:"
 echo
 for f in astronaut.png grace_hopper.jpg grace_hopper-turned.jpg zidane.jpg coffee.png; do
   echo "$f $("$BENCH" faces "$FACES/$f")"

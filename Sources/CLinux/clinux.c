@@ -132,5 +132,3 @@ clinux_inotify_summary clinux_inotify_summarise(const void *buffer, size_t lengt
     }
     return s;
 }
-
-int clinux_release_freed_memory(void) { return malloc_trim(0); }

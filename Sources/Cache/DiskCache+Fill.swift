@@ -1,4 +1,3 @@
-import CLinux
 import Core
 import Foundation
 import Glibc
@@ -40,7 +39,7 @@ extension DiskCache {
             guard lstat(path, &st) == 0 else { return false }
             return (st.st_mtim.tv_sec, st.st_mtim.tv_nsec) < (began.tv_sec, began.tv_nsec)
         }
-        var found: [Found] = []
+        var found = FoundList()
         for shard in Self.names(in: dir) {
             let shardPath = "\(dir)/\(shard)"
             if shard.hasPrefix(".tmp-") {
@@ -60,23 +59,24 @@ extension DiskCache {
                 var st = stat()
                 guard lstat(file, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
                 let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-                found.append(Found(key: key, code: code, size: Int64(st.st_size), mtime: mtime))
+                guard found.append(Found(key: key, code: code, size: Int64(st.st_size), mtime: mtime)) else { break }
             }
         }
+        // The most recently written first.
         found.sort { $0.mtime > $1.mtime }
         index.reserve(index.figures.entries + found.count)
-        var start = 0
-        while start < found.count {
-            let end = min(found.count, start + Self.fillBatch)
-            let removed = removedWhileFilling.withLock { $0 }
-            index.addOlder(
-                found[start..<end].lazy.filter { !removed.contains($0.key) }.map { ($0.key, $0.code, $0.size) })
-            start = end
+        found.withRecords { records in
+            var start = 0
+            while start < records.count {
+                let end = min(records.count, start + Self.fillBatch)
+                let removed = removedWhileFilling.withLock { $0 }
+                index.addOlder(
+                    records[start..<end].lazy.filter { !removed.contains($0.key) }.map { ($0.key, $0.code, $0.size) })
+                start = end
+            }
         }
-        found = []
-        // The listing's memory back to the system: freed, it would stay in the fill
-        // thread's arena, as large as the index itself.
-        _ = clinux_release_freed_memory()
+        _ = consume found
+        trimming.store(true, ordering: .releasing)
         filling.store(false, ordering: .releasing)
         removedWhileFilling.withLock { $0.removeAll() }
         while true {
@@ -85,6 +85,7 @@ extension DiskCache {
             removeFiles(doomed)
             onRemove(doomed.map(\.0.hex))
         }
+        trimming.store(false, ordering: .releasing)
     }
 
     /// A result's file found on disk by its key, while the index is filling: the plain

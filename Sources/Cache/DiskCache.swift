@@ -32,6 +32,8 @@ public final class DiskCache: Sendable {
     private let enabled = Atomic<Bool>(false)
     /// While the index is being filled from the folder.
     let filling = Atomic<Bool>(false)
+    /// While the folder is trimmed to the cap after the fill (files still being removed).
+    let trimming = Atomic<Bool>(false)
     /// Keys removed while the fill ran, which it must not put back.
     let removedWhileFilling = Mutex(Set<Digest>())
     private let health = Mutex(Health())
@@ -80,6 +82,9 @@ public final class DiskCache: Sendable {
 
     /// Whether the index is still being filled from the folder.
     public var isFilling: Bool { filling.load(ordering: .acquiring) }
+
+    /// Whether the folder is still being trimmed to the cap after the fill.
+    public var isTrimming: Bool { trimming.load(ordering: .acquiring) }
 
     /// A folder that could not be used (full, not writable, missing) is tried again once
     /// `recheckInterval` has passed since the last try: when it works, the cache resumes,

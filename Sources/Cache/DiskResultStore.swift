@@ -50,6 +50,7 @@ public final class DiskResultStore: ResultStore {
     }
     public var problem: String? { cache.problem }
     public var figures: (bytes: Int64, entries: Int, evictions: Int) { cache.figures }
+    public var isIndexing: Bool { cache.isFilling || cache.isTrimming }
 }
 
 /// Which keys are kept for which source, on disk beside the cache (`by-source/`): a file

@@ -97,6 +97,10 @@ final class Metrics: Sendable {
             "aspect_cache_bytes", "gauge", "Bytes the disk cache occupies, in whole blocks of its file system.",
             figures.bytes)
         out.metric("aspect_cache_entries", "gauge", "Entries in the disk cache.", figures.entries)
+        out.metric(
+            "aspect_cache_indexing", "gauge",
+            "1 while the disk cache's index is filled from its folder or the folder trimmed to the cap (it serves meanwhile).",
+            results.isIndexing ? 1 : 0)
         out.metric("aspect_renders_total", "counter", "Thumbnails rendered by libvips.", c.render.count)
         out.metric(
             "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",

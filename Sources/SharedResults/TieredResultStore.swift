@@ -98,6 +98,7 @@ public final class TieredResultStore: ResultStore {
 
     public var problem: String? { local.problem }
     public var figures: (bytes: Int64, entries: Int, evictions: Int) { local.figures }
+    public var isIndexing: Bool { local.isIndexing }
     public var sharedFigures: SharedFigures? { counts.withLock { $0 } }
 
     /// The kind a content type says (`image/webp; kind=webp-q55`), else the format's.

@@ -168,6 +168,9 @@ public protocol ResultStore: Sendable {
     /// Why results cannot be kept now (the service then serves uncached), or nil.
     var problem: String? { get }
     var figures: (bytes: Int64, entries: Int, evictions: Int) { get }
+    /// Whether the store's index is still being filled from its folder, or the folder
+    /// trimmed to its cap (issue 38: the store serves meanwhile).
+    var isIndexing: Bool { get }
 }
 
 /// A render's result.
@@ -189,6 +192,7 @@ public struct RenderedImage: Sendable {
 }
 
 extension ResultStore {
+    public var isIndexing: Bool { false }
     public func sharedResult(_ key: String, source: String) -> StoredResult? { nil }
     public var sharedFigures: SharedFigures? { nil }
 }

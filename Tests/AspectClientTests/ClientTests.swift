@@ -71,6 +71,22 @@ import Testing
                 == "/thumb?extend=1&maxbytes=20000&padding=1%2C2%2C3%2C4&pixelate=8&q=auto&src=a&wm=logo")
     }
 
+    /// gravity=face (SPEC: Faces): the builder says it, `/info` asks for the faces, and
+    /// `ImageInfo` reads them as the server writes them.
+    @Test func facesAreAskedForAndRead() throws {
+        let t = Thumbnail(src: "team.jpg").width(64).ratio(1).mode(.fill).gravity(.face)
+        #expect(t.path() == "/thumb?gravity=face&mode=fill&ratio=1&src=team.jpg&w=64")
+        let base = try #require(URL(string: "http://img.example"))
+        #expect(
+            Thumbnail(src: "team.jpg").infoURL(base: base, faces: true)?.absoluteString
+                == "http://img.example/info?faces=1&src=team.jpg")
+        let json = #"""
+            {"source": {"width": 1280, "height": 720, "format": "jpeg", "hasAlpha": false, "orientation": 1, "frames": 1, "pages": 1, "bytes": 50427}, "ratio": 1.7777777777777777, "thumbhash": "TxgGDISWt2p/ZYSkhoWKj6L6SA==", "blurhash": "L8AJcvMxnlrs}[RjNGWA9uxuNGxZ", "averageColor": "#453a33", "dominantColor": "#080a0a", "faces": [{"x": 0.7203, "y": 0.1694, "w": 0.1141, "h": 0.2028}]}
+            """#
+        let info = try JSONDecoder().decode(ImageInfo.self, from: Data(json.utf8))
+        #expect(info.faces == [ImageInfo.Face(x: 0.7203, y: 0.1694, w: 0.1141, h: 0.2028)])
+    }
+
     @Test func saveDataIsAHeaderOnTheRequest() throws {
         let server = AspectServer(base: try #require(URL(string: "http://127.0.0.1:8080")))
         let saving = try #require(server.request(Thumbnail(src: "a.jpg").width(300), saveData: true))

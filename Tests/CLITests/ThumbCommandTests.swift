@@ -50,6 +50,20 @@ import Testing
         #expect(img.width == width && img.height == height)
     }
 
+    /// `--gravity face` on a photograph of two men: the cut follows the face found (on the
+    /// right of the frame), not the centre.
+    @Test func aFaceCutOnTheCommandLine() throws {
+        let photo = try Photos.path("faces/zidane.jpg")
+        for (out, gravity) in [("face.png", "face"), ("centre.png", "center")] {
+            let r = try Binary.run(
+                ["thumb", photo, path(out), "--h", "200", "--ratio", "1", "--mode", "fill", "--gravity", gravity])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let face = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("face.png")))))
+        let centre = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("centre.png")))))
+        #expect(face.width == 200 && face.height == 200 && face.pixels != centre.pixels)
+    }
+
     /// A vector in: an SVG drawn at the asked size, a PDF's page chosen by `--page`, and a
     /// page past the last one refused as a bad argument (exit 2) naming the count.
     @Test func anSVGAndAPDFPageIn() throws {

@@ -119,6 +119,7 @@ import Testing
         let (_, wide) = try thumb(path, "h=600&ratio=2:1&mode=fill&format=jpeg&gravity=face")
         let window = try #require(wide.plan.crop)
         for face in Self.pairFaces { #expect(Self.holds(window, face, in: wide.plan.resized), "\(window), \(face)") }
+        #expect(Self.holds(window, kept, in: wide.plan.resized), "the grown box whole: \(window), \(kept)")
         let (_, narrow) = try thumb(path, "h=600&ratio=1&mode=fill&format=jpeg&gravity=face")
         let cut = try #require(narrow.plan.crop)
         // The middle of the faces found (on a copy of their own: a few pixels from the

@@ -367,7 +367,7 @@ import Testing
             "aspect_requests_total", "aspect_cache_hits_total", "aspect_cache_misses_total", "aspect_cache_bytes",
             "aspect_cache_entries", "aspect_render_seconds", "aspect_queue_depth", "aspect_open_connections",
             "aspect_coalesced_waiters_total", "aspect_cache_evictions_total", "aspect_connections_refused_total",
-            "aspect_accept_paused_total",
+            "aspect_accept_paused_total", "aspect_cache_indexing",
         ] {
             #expect(types.contains(name), "\(name) missing")
         }

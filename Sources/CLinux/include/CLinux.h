@@ -71,8 +71,4 @@ void clinux_limit_malloc_arenas(int n);
 /// SIGPIPE ignored; SIGTERM and SIGINT write to `fd` (an eventfd).
 int clinux_install_shutdown_signals(int fd);
 
-/// Gives memory freed in every malloc arena back to the system (malloc_trim(0)); 1 when
-/// some was.
-int clinux_release_freed_memory(void);
-
 #endif
