@@ -9,7 +9,7 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libcurl4-openssl-dev libxml2-dev pkg-config \
-        libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libseccomp-dev \
+        libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libseccomp-dev libdlib-dev liblapack-dev libblas-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -21,12 +21,15 @@ RUN swift build -c release --product aspect --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 # The runtime packages: libvips and what it loads, libcurl and the CA certificates for
-# HTTP and S3 sources, libxml2 for the SVG sanitiser, FFmpeg's libraries for video sources
+# HTTP and S3 sources, libxml2 for the SVG sanitiser, FFmpeg's libraries for video sources,
+# dlib (and the LAPACK and BLAS it links) for gravity=face
 # (deploy/verify-runtime.sh reads this line).
-ARG RUNTIME_PACKAGES="libvips42 libcurl4 libxml2 libavformat59 libavcodec59 libavutil57 libswscale6 libseccomp2 ca-certificates"
+ARG RUNTIME_PACKAGES="libvips42 libcurl4 libxml2 libavformat59 libavcodec59 libavutil57 libswscale6 libseccomp2 libdlib19.1 liblapack3 libblas3 ca-certificates"
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
     && rm -rf /var/lib/apt/lists/* \
+    # libdlib19.1 depends on libdlib-data, a 96 MB landmark model the face detector does not read.
+    && rm -f /usr/share/dlib/shape_predictor_68_face_landmarks.dat \
     && useradd --system --uid 10001 --user-group --home-dir /srv/aspect --create-home aspect \
     && mkdir -p /var/cache/aspect \
     && chown aspect:aspect /var/cache/aspect
