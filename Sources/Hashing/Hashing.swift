@@ -27,17 +27,30 @@ private func glibDigest(
 /// HMAC-SHA256, by GLib's GHmac: signed URLs, and AWS Signature V4.
 public enum HMACSHA256 {
     public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let ok = key.withUnsafeBytes { k in
-            message.withUnsafeBytes { m in
-                out.withUnsafeMutableBufferPointer {
-                    cglib_hmac_sha256(k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress)
-                }
-            }
-        }
-        // GLib refuses only an unknown digest type; SHA-256 is always known.
-        return ok == 0 ? out : []
+        glibMAC(key, message, size: 32, cglib_hmac_sha256)
     }
+}
+
+/// HMAC-SHA1, by GLib's GHmac: thumbor's URL signatures, which are its scheme.
+public enum HMACSHA1 {
+    public static func mac(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        glibMAC(key, message, size: 20, cglib_hmac_sha1)
+    }
+}
+
+/// One of CGLib's HMACs, `size` bytes long; empty if GLib refused (it refuses only an
+/// unknown digest type, and SHA-1 and SHA-256 are always known).
+private func glibMAC(
+    _ key: [UInt8], _ message: [UInt8], size: Int,
+    _ mac: (UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt8>?) -> Int32
+) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: size)
+    let ok = key.withUnsafeBytes { k in
+        message.withUnsafeBytes { m in
+            out.withUnsafeMutableBufferPointer { mac(k.baseAddress, k.count, m.baseAddress, m.count, $0.baseAddress) }
+        }
+    }
+    return ok == 0 ? out : []
 }
 
 /// Lower-case hexadecimal.

@@ -15,5 +15,9 @@ int cglib_hmac_sha256(const void *key, size_t key_length, const void *message, s
 
 /// MD5 of `length` bytes into `digest` (16 bytes): only where a protocol asks for it
 /// (S3's Content-MD5 on DeleteObjects), never for security.
+/// HMAC-SHA1: thumbor's URL signatures only (its scheme, not a choice of ours).
+int cglib_hmac_sha1(const void *key, size_t key_length, const void *message, size_t message_length,
+                    uint8_t digest[20]);
+
 void cglib_md5(const void *data, size_t length, uint8_t digest[16]);
 #endif
