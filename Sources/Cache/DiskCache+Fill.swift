@@ -24,6 +24,12 @@ extension DiskCache {
     static var trimPauseMicroseconds: UInt32 { 10_000 }
 
     func startFill() {
+        // Before any write of this process can start (the cache is enabled after this):
+        // a temporary file older than this is an earlier process's. The coarse clock is
+        // the one file times are stamped from.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        fillBegan.withLock { $0 = now }
         filling.store(true, ordering: .releasing)
         guard fillsInBackground else { return }
         let thread = Thread { [self] in fill() }
@@ -34,10 +40,8 @@ extension DiskCache {
     /// Walks the folder (removing earlier processes' temporary files), puts what it found in the index, the
     /// most recently written as the most recently used, then trims to the cap.
     func fill() {
-        // Temporary files from before are removed; this process's own, being written now, are
-        // not. The coarse clock is the one file times are stamped from.
-        var began = timespec()
-        clock_gettime(CLOCK_REALTIME_COARSE, &began)
+        // Temporary files from before are removed; this process's own, being written now, are not.
+        let began = fillBegan.withLock { $0 }
         func isStale(_ path: String) -> Bool {
             var st = stat()
             guard lstat(path, &st) == 0 else { return false }

@@ -34,6 +34,8 @@ public final class DiskCache: Sendable {
     let filling = Atomic<Bool>(false)
     /// While the folder is trimmed to the cap after the fill (files still being removed).
     let trimming = Atomic<Bool>(false)
+    /// When the fill was started: temporary files older than this are an earlier process's.
+    let fillBegan = Mutex(timespec())
     /// Keys removed while the fill ran, which it must not put back.
     let removedWhileFilling = Mutex(Set<Digest>())
     private let health = Mutex(Health())

@@ -60,7 +60,9 @@ final class SourceCache: Sendable {
         self.problem = problem
         guard problem == nil else { return }
         filling.store(true, ordering: .releasing)
-        let thread = Thread { [self] in rebuild() }
+        // Taken now, not on the thread: a download begun before the thread runs is ours.
+        let began = Int64(time(nil)) - 1
+        let thread = Thread { [self] in rebuild(began: began) }
         thread.name = "aspect-source-cache-fill"
         thread.start()
     }
@@ -155,8 +157,7 @@ final class SourceCache: Sendable {
     /// The index from the records whose bodies are whole, in the background; temporary
     /// files, records without a whole body and bodies without a record go; then what is
     /// over the cap (lowered since), the least recently written first.
-    private func rebuild() {
-        let began = Int64(time(nil)) - 1
+    private func rebuild(began: Int64) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
         var bodies = Set<String>()
         var found: [(Record, Int64)] = []
