@@ -108,4 +108,35 @@ import Testing
         let u = try Self.parse("/unsafe/1234567x10/a.jpg")
         #expect(u.width == .free && u.image == "1234567x10/a.jpg")
     }
+
+    // Ported from libthumbor's tests/test_url.py (thumbor's URL pattern lives in
+    // libthumbor's `Url`): the complete URL of test_parsing_complete_url, and the option
+    // strings test_can_generate_url and test_can_generate_url_with_fitin expect, each with
+    // an image after it. Its `debug/` and `meta/` are refused here (a 400 naming them):
+    // the same URL without them reads as thumbor reads it.
+
+    @Test func libthumborsCompleteURL() throws {
+        let rest =
+            "trim/300x200:400x500/adaptive-full-fit-in/-300x-400/left/top/smart/filters:brightness(100)/some/image.jpg"
+        let u = try Self.parse("/unsafe/" + rest)
+        #expect(u.trim == ThumborPath.Trim())
+        #expect(u.crop == ThumborPath.Crop(left: 300, top: 200, right: 400, bottom: 500))
+        #expect(u.fitIn == .adaptiveFull && u.width == .pixels(300) && u.height == .pixels(400))
+        #expect(u.flipHorizontally && u.flipVertically && u.halign == .left && u.valign == .top && u.smart)
+        #expect(u.filters == [.init(name: "brightness", arguments: ["100"])] && u.image == "some/image.jpg")
+        for reserved in ["debug", "meta"] {
+            #expect(throws: AspectError.self) { try Self.parse("/unsafe/\(reserved)/" + rest) }
+        }
+    }
+
+    @Test func libthumborsGeneratedOptions() throws {
+        let u = try Self.parse(
+            "/unsafe/trim/100x100:400x400/adaptive-full-fit-in/-300x-200/left/top/smart/filters:brightness(100)/a.jpg")
+        #expect(u.crop == ThumborPath.Crop(left: 100, top: 100, right: 400, bottom: 400))
+        #expect(u.width == .pixels(300) && u.height == .pixels(200) && u.flipHorizontally && u.flipVertically)
+        #expect(try Self.parse("/unsafe/fit-in/a.jpg").fitIn == .fitIn)
+        // libthumbor writes a flip with no sizes as -0x-0.
+        let flips = try Self.parse("/unsafe/-0x-0/a.jpg")
+        #expect(flips.flipHorizontally && flips.flipVertically && flips.width == .free && flips.height == .free)
+    }
 }
