@@ -126,17 +126,17 @@ public final class DiskCache: Sendable {
     @discardableResult
     public func remove(_ hex: String) -> Bool {
         guard let key = Digest(hex: hex) else { return false }
-        if isFilling {
-            removedWhileFilling.withLock { _ = $0.insert(key) }
-            if index.remove(key) == nil {
-                guard let (kind, _) = onDisk(hex) else { return false }
-                unlink(path(hex, kind))
-                onRemove([hex])
-                return true
-            }
+        let fillRunning = isFilling
+        if fillRunning { removedWhileFilling.withLock { _ = $0.insert(key) } }
+        let kind: String?
+        if let e = index.remove(key) {
+            kind = Kinds.name(e.meta)
+        } else if fillRunning, let found = onDisk(hex) {
+            kind = found.kind
+        } else {
+            return false
         }
-        guard let e = index.remove(key) else { return false }
-        if let kind = Kinds.name(e.meta) { unlink(path(hex, kind)) }
+        if let kind { unlink(path(hex, kind)) }
         onRemove([hex])
         return true
     }

@@ -76,6 +76,8 @@ import Testing
 
         let store = Self.store(dir, background: false)
         #expect(store.cache.isFilling && store.figures.entries == 0)
+        // One variant asked for first: indexed from the disk before the fill reaches it.
+        #expect(store.result(variants[1])?.bytes == [1] && store.figures.entries == 1)
         #expect(store.purge(source: "cat.png") == Set(variants))
         // The fill, which may have listed them before, does not bring them back.
         store.cache.fill()
