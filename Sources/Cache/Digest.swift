@@ -1,3 +1,5 @@
+import Hashing
+
 /// A cache's key: 32 bytes (a SHA-256), held as four words rather than 64 hex digits, so
 /// an index entry carries 32 bytes of key and no allocation.
 public struct Digest: Hashable, Sendable {
@@ -34,12 +36,6 @@ public struct Digest: Hashable, Sendable {
 
     /// The 64 lower-case hex digits it was made from.
     public var hex: String {
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        let digits = Array("0123456789abcdef".utf8)
-        for word in [a, b, c, d] {
-            for shift in stride(from: 60, through: 0, by: -4) { out.append(digits[Int((word >> UInt64(shift)) & 0xF)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
+        Hex.string([a, b, c, d].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * $0)) } })
     }
 }

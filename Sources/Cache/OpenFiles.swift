@@ -23,11 +23,7 @@ final class OpenFiles: Sendable {
     }
 
     /// The file and its size as it was opened.
-    private func open(_ path: String) -> (file: OpenFile, size: Int64)? {
-        guard let f = OpenFile.open(path, keepingUpTo: keepBytes) else { return nil }
-        if let held = f.contents { return (f, Int64(held.count)) }
-        return f.regularFileSize.map { (f, $0) }
-    }
+    private func open(_ path: String) -> (file: OpenFile, size: Int64)? { OpenFile.open(path, keepingUpTo: keepBytes) }
 
     /// The open file for `hex` and its size, opened from `path` on first use; nil when it
     /// cannot be opened.

@@ -12,6 +12,8 @@ public struct FaceBox: Equatable, Sendable, Codable {
         self.w = w
         self.h = h
     }
+
+    public var centre: (x: Double, y: Double) { (x + w / 2, y + h / 2) }
 }
 
 /// Where `gravity=face` cuts (SPEC: Faces): the bounding box of every face, each grown by
@@ -60,7 +62,7 @@ public enum Faces {
                 x: (left - Double(r.x)) / Double(r.width), y: (top - Double(r.y)) / Double(r.height),
                 w: (right - left) / Double(r.width), h: (bottom - top) / Double(r.height))
         }
-        var (cx, cy) = (box.x + box.w / 2, box.y + box.h / 2)
+        var (cx, cy) = box.centre
         // libvips turns clockwise: a point (x, y) of W × H goes to (H − y, x).
         switch plan.rotate {
         case 90: (cx, cy) = (1 - cy, cx)
@@ -86,7 +88,7 @@ extension Plan {
         guard gravity == .face else { return self }
         var p = self
         let point =
-            inResized ? Faces.keptBox(faces).map { ($0.x + $0.w / 2, $0.y + $0.h / 2) } : Faces.focus(faces, plan: self)
+            inResized ? Faces.keptBox(faces)?.centre : Faces.focus(faces, plan: self)
         guard mode == .fill, let crop, let point else {
             p.gravity = mode == .fill ? .smart : .center
             return p

@@ -32,12 +32,7 @@ extension Thumbnailer {
     }
 
     /// The preview's size: the source's, shrunk to fit `previewSide` × `previewSide`.
-    static func previewSize(_ size: Size) -> Size {
-        let scale = min(1, Double(previewSide) / Double(max(size.width, size.height)))
-        return Size(
-            width: max(1, Int((Double(size.width) * scale).rounded())),
-            height: max(1, Int((Double(size.height) * scale).rounded())))
-    }
+    static func previewSize(_ size: Size) -> Size { fitting(size, previewSide) }
 
     /// `/info`'s facts, from a decode of the whole upright source at the preview's size.
     func facts(_ info: SourceInfo, preview decoded: VImage) throws(ImagingError) -> SourceFacts {

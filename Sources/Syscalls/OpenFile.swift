@@ -25,16 +25,21 @@ public final class OpenFile: Sendable {
         }
     }
 
-    /// Opens `path` read-only, with its bytes when it is at most `keepBytes` long (and not
-    /// empty); nil when it cannot be opened. For files that never change once in place.
-    public static func open(_ path: String, keepingUpTo keepBytes: Int) -> OpenFile? {
+    /// Opens a regular file at `path` read-only, with its bytes when it is at most
+    /// `keepBytes` long (and not empty), and its size as opened; nil when it cannot be
+    /// opened. For files that never change once in place.
+    public static func open(_ path: String, keepingUpTo keepBytes: Int) -> (file: OpenFile, size: Int64)? {
         guard let fd = try? Syscall.retrying("open", { Glibc.open(path, O_RDONLY | O_CLOEXEC) }) else { return nil }
         var st = stat()
-        guard keepBytes > 0, fstat(fd, &st) == 0, st.st_size > 0, Int(st.st_size) <= keepBytes else {
-            return OpenFile(owning: fd)
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
         }
+        let size = Int64(st.st_size)
+        guard keepBytes > 0, size > 0, size <= keepBytes else { return (OpenFile(owning: fd), size) }
         // Short (it cannot be, unless the file is damaged): served from the descriptor.
-        return OpenFile(owning: fd, contents: read(fd, count: Int(st.st_size)))
+        let contents = read(fd, count: Int(size))
+        return (OpenFile(owning: fd, contents: contents), contents.map { Int64($0.count) } ?? size)
     }
 
     /// The whole file, `size` bytes from the start; nil when it is shorter or unreadable.

@@ -210,8 +210,7 @@ final class FolderResults: ResultStore {
     }
 
     func result(_ key: String) -> StoredResult? {
-        guard let kind = kinds.withLock({ $0[key] }), let file = OpenFile.open("\(dir)/\(key)", keepingUpTo: 0),
-            let size = file.regularFileSize
+        guard let kind = kinds.withLock({ $0[key] }), let (file, size) = OpenFile.open("\(dir)/\(key)", keepingUpTo: 0)
         else { return nil }
         return StoredResult(kind: kind, size: size, body: file)
     }
