@@ -184,8 +184,8 @@ int cvips_shrink(VipsImage *in, VipsImage **out, double factor) { return vips_sh
 
 int cvips_zoom(VipsImage *in, VipsImage **out, int factor) { return vips_zoom(in, out, factor, factor, NULL); }
 
-int cvips_find_trim(VipsImage *in, double threshold, const double *color, int *left, int *top, int *width,
-                    int *height) {
+int cvips_find_trim(VipsImage *in, double threshold, const double *color, int bottom_right, int *left, int *top,
+                    int *width, int *height) {
     // Transparency is flattened onto magenta first, as imgproxy does, so that a
     // transparent border is a border of one colour.
     VipsImage *flat = NULL;
@@ -203,7 +203,8 @@ int cvips_find_trim(VipsImage *in, double threshold, const double *color, int *l
     } else {
         double *corner = NULL;
         int n = 0;
-        if (vips_getpoint(in, &corner, &n, 0, 0, NULL)) {
+        int x = bottom_right ? in->Xsize - 1 : 0, y = bottom_right ? in->Ysize - 1 : 0;
+        if (vips_getpoint(in, &corner, &n, x, y, NULL)) {
             if (flat)
                 g_object_unref(flat);
             return -1;
@@ -497,4 +498,20 @@ int cvips_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out, i
     int status = vips_composite2(base, tagged, out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
     g_object_unref(tagged);
     return status;
+}
+
+int cvips_band_means(VipsImage *in, double *means, int n) {
+    VipsImage *stats = NULL;
+    if (vips_stats(in, &stats, NULL))
+        return -1;
+    // Row 0 is every band together; row b + 1 is band b; column 4 is the mean.
+    int bands = in->Bands < n ? in->Bands : n;
+    for (int b = 0; b < bands; b++)
+        means[b] = *VIPS_MATRIX(stats, 4, b + 1);
+    g_object_unref(stats);
+    return 0;
+}
+
+int cvips_grey(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
 }

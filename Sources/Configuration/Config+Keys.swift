@@ -261,6 +261,25 @@ extension Config {
         .stringMap(
             "imgproxy.presets", "imgproxy presets: a JSON object of name to options (rs:fill:300:200/q:80)",
             values: "imgproxy options", value: "imgproxy options", \.imgproxy.presets),
+        .boolean(
+            "thumbor.enabled", "also answer thumbor's URL format (/unsafe/… and /HASH/…)", \.thumbor.enabled),
+        .secret(
+            "thumbor.securityKey",
+            "thumbor's SECURITY_KEY, signing its URLs (else THUMBOR_SECURITY_KEY; never printed)",
+            \.thumbor.securityKey),
+        ConfigKey(
+            "thumbor.allowUnsafe", "answer /unsafe/ thumbor URLs (default: true without a security key, false with one)"
+        ) { c, v, _ in
+            switch v {
+            case .bool(let b): c.thumbor.allowUnsafe = b
+            case .string("true"), .string("1"): c.thumbor.allowUnsafe = true
+            case .string("false"), .string("0"): c.thumbor.allowUnsafe = false
+            default: return "must be true or false"
+            }
+            return nil
+        } read: {
+            "\($0.thumborUnsafeAllowed)"
+        },
         ConfigKey(
             "watermarks",
             "named watermarks: a JSON object of name to {src, position, opacity, scale, margin}, read at start-up"

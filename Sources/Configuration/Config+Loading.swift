@@ -40,7 +40,9 @@ extension Config {
         config.cache.dir = ConfigPaths.resolve(config.cache.dir, against: cwd)
         // The AWS variables every S3 tool reads, under everything Aspect's own sources say.
         // imgproxy's own variables the same way, for a site that moves from it.
-        for (name, variable) in (Config.S3.awsVariables + Config.Imgproxy.variables).reversed() {
+        for (name, variable) in (Config.S3.awsVariables + Config.Imgproxy.variables + Config.Thumbor.variables)
+            .reversed()
+        {
             guard let text = sources.environment[variable], !text.isEmpty, let key = key(name) else { continue }
             try apply(key, .string(text), base: cwd, origin: "from \(variable)", to: &config)
         }

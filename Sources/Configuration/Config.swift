@@ -227,6 +227,7 @@ public struct Config: Equatable, Sendable {
     public var watermarks: [String: Watermark] = [:]
     public var s3 = S3()
     public var imgproxy = Imgproxy()
+    public var thumbor = Thumbor()
 
     /// imgproxy's URL format (SPEC: imgproxy URLs).
     public struct Imgproxy: Equatable, Sendable {
@@ -245,7 +246,28 @@ public struct Config: Equatable, Sendable {
         ]
     }
 
+    /// thumbor's URL format (SPEC: thumbor URLs).
+    public struct Thumbor: Equatable, Sendable {
+        public var enabled = false
+        /// thumbor's `SECURITY_KEY`: the HMAC-SHA1 key of its signatures.
+        public var securityKey = ""
+        /// thumbor's `ALLOW_UNSAFE_URL`; nil: allowed while no key is set (`thumborUnsafeAllowed`).
+        public var allowUnsafe: Bool?
+
+        /// The thumbor variable each key falls back to.
+        public static let variables: [(key: String, variable: String)] = [
+            ("thumbor.securityKey", "THUMBOR_SECURITY_KEY")
+        ]
+    }
+
     public init() {}
+
+    /// Whether `/unsafe/…` thumbor URLs are answered: as `thumbor.allowUnsafe` says, else
+    /// while neither a thumbor key nor `security.signingKey` is set (a server that signs
+    /// its native URLs is not opened by an unsigned dialect).
+    public var thumborUnsafeAllowed: Bool {
+        thumbor.allowUnsafe ?? (thumbor.securityKey.isEmpty && security.signingKey.isEmpty)
+    }
 
     /// Sets the presets, each checked against this configuration's limits; a bad one is an
     /// error naming it, and nothing changes.

@@ -49,6 +49,15 @@ public struct Insets: Equatable, Hashable, Sendable, Codable {
 
 /// What to do to a source to answer a request: every number the imaging step needs,
 /// computed by `Geometry.plan` and nothing else.
+/// What an extended canvas shows around the picture (thumbor's `fill`).
+public enum CanvasFill: Equatable, Sendable, Codable {
+    case color(Color)
+    /// The picture stretched over the canvas and blurred.
+    case blur
+    /// The picture's mean colour.
+    case mean
+}
+
 public struct Plan: Equatable, Sendable, Codable {
     /// The source, after EXIF orientation.
     public var source: Size
@@ -101,6 +110,16 @@ public struct Plan: Equatable, Sendable, Codable {
     public var canvas: Size
     /// `padding`, in device pixels.
     public var padding: Insets?
+    /// thumbor's `fill`: what the extended canvas shows (nil: `background`).
+    public var canvasFill: CanvasFill?
+    /// thumbor's `grayscale`: the picture in shades of grey, after the geometry.
+    public var grayscale = false
+    /// thumbor's `background_color`: the result flattened onto `background` whatever the
+    /// format (else only a format without alpha is).
+    public var flattened = false
+    /// thumbor's `max_bytes`: a size that no quality meets gives the result at the asked
+    /// quality (the native `maxbytes` gives the smallest one made).
+    public var maxBytesUnmetKeepsFirst = false
 
     /// Whether anything happens before the geometry.
     public var reshapesSource: Bool { region != nil || rotate != 0 || flip != nil }

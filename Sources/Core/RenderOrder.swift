@@ -13,6 +13,10 @@ public struct SourceDescription: Equatable, Sendable, Codable {
     public var pages: Int
     /// A video's length in seconds; nil for any other source.
     public var duration: Double?
+    /// When `trim` cut the source: the part of the upright source kept (`size` is its size)
+    /// and the upright source's size before (thumbor's crop and no_upscale read them).
+    public var trim: Rect?
+    public var untrimmed: Size?
 
     public init(
         size: Size, hasAlpha: Bool, format: String, bytes: Int64, frames: Int = 1, pages: Int = 1,
@@ -28,6 +32,9 @@ public struct SourceDescription: Equatable, Sendable, Codable {
     }
 
     public var isVideo: Bool { duration != nil }
+
+    /// The source as a thumbor plan reads it.
+    public var thumbor: ThumborSource { ThumborSource(size: size, trim: trim, untrimmed: untrimmed) }
 
     /// The formats drawn from vectors at the scale the plan needs (SPEC: Source formats).
     public static let vectorFormats: Set<String> = ["svg", "pdf"]
@@ -111,6 +118,8 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         let plan =
             if let imgproxy = request.imgproxy {
                 try imgproxy.plan(source: source.size, request: request, isVector: source.isVector, limits: limits)
+            } else if let thumbor = request.thumbor {
+                try thumbor.plan(source: source.thumbor, request: request, limits: limits)
             } else {
                 try Geometry.plan(source: source.size, request: geometry, limits: limits)
             }
@@ -128,7 +137,7 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
         let format: ImageFormat =
             request.format == .source
-            ? ImgproxyURL.keptFormat(source, request: request, animated: moving)
+            ? Dialects.keptFormat(source, request: request, animated: moving)
             : moving && request.format == .auto
                 ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
                 : request.format.resolve(

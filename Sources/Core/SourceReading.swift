@@ -9,10 +9,16 @@ public struct Trim: Equatable, Hashable, Sendable, Codable {
     /// imgproxy's `equal_hor` and `equal_ver`: the smaller of the two opposite cuts on both sides.
     public var equalHorizontal: Bool
     public var equalVertical: Bool
+    /// thumbor's `trim:bottom-right`: the bottom-right pixel's colour is the border's.
+    public var bottomRight: Bool
 
-    public init(threshold: Double, color: Color? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+    public init(
+        threshold: Double, color: Color? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false,
+        bottomRight: Bool = false
+    ) {
         self.threshold = threshold
         self.color = color
+        self.bottomRight = bottomRight
         self.equalHorizontal = equalHorizontal
         self.equalVertical = equalVertical
     }
@@ -20,8 +26,9 @@ public struct Trim: Equatable, Hashable, Sendable, Codable {
     /// `N`, or `N:rrggbb:h:v` when more than the threshold is set (the canonical form).
     public var text: String {
         let t = decimalString(threshold)
-        guard color != nil || equalHorizontal || equalVertical else { return t }
-        return "\(t):\(color?.description ?? ""):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)"
+        guard color != nil || equalHorizontal || equalVertical || bottomRight else { return t }
+        let corner = bottomRight ? ":br" : ""
+        return "\(t):\(color?.description ?? ""):\(equalHorizontal ? 1 : 0):\(equalVertical ? 1 : 0)\(corner)"
     }
 }
 

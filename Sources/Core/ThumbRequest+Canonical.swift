@@ -13,6 +13,8 @@ extension ThumbRequest {
         if let keepCopyright { p.append(("copyright", keepCopyright ? "1" : "0")) }
         if let imgproxy {
             p.append(("imgproxy", imgproxy.text))
+        } else if let thumbor {
+            p.append(("thumbor", thumbor.text))
         } else {
             p += nativeGeometryPairs
         }
@@ -28,6 +30,7 @@ extension ThumbRequest {
         if saveData { p.append(("save-data", "on")) }
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
+        if grayscale { p.append(("grayscale", "1")) }
         if extend { p.append(("extend", "1")) }
         if faces { p.append(("faces", "1")) }
         if let pixelate { p.append(("pixelate", "\(pixelate)")) }

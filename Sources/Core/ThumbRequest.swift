@@ -190,6 +190,10 @@ public struct ThumbRequest: Equatable, Sendable {
     /// An imgproxy URL whose geometry the native parameters cannot say: planned by
     /// imgproxy's rules in place of `w`, `h`, `ratio`, `mode`, … (SPEC: imgproxy URLs).
     public var imgproxy: ImgproxyGeometry?
+    /// A thumbor URL's geometry, planned by thumbor's rules once the source is known.
+    public var thumbor: ThumborGeometry?
+    /// thumbor's `grayscale()`.
+    public var grayscale = false
     /// `q=auto`: the lowest quality that keeps the picture (SPEC: Efficiency).
     public var autoQuality = false
     /// imgproxy's `format_quality`: the quality by output format, where `q` is not given.

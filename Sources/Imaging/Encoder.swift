@@ -27,10 +27,11 @@ enum Encoder {
     /// and when the result is over `maxBytes` and the format has a quality, the highest
     /// quality from `lowestQuality` up to the asked (or chosen) one whose result fits, found
     /// by the floor and then bisection, in at most six more encodes; when none fits, the
-    /// smallest result made (SPEC: `maxbytes`). PNG and GIF have no quality to lower.
+    /// smallest result made (SPEC: `maxbytes`), or with `unmetKeepsFirst` the first one, at
+    /// the asked quality (thumbor's `max_bytes`). PNG and GIF have no quality to lower.
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
-        keepCopyright: Bool = false, autoQuality: AutoQuality? = nil
+        keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false
     ) throws(ImagingError) -> Encoded {
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
@@ -85,6 +86,7 @@ enum Encoder {
         var fitting = lowestQuality
         // The floor first: if even it does not fit, nothing will, and one encode says so.
         guard asked > lowestQuality, try attempt(lowestQuality) else {
+            if unmetKeepsFirst { return Encoded(bytes: first, quality: asked) }
             return Encoded(bytes: smallest, quality: smallest == first ? asked : lowestQuality)
         }
         var (low, high) = (lowestQuality + 1, asked - 1)

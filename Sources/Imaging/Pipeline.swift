@@ -19,7 +19,8 @@ enum Pipeline {
         if let sigma = plan.blur { out = try out.then("gaussblur") { cvips_gaussblur($0, $1, sigma) } }
         if let sigma = plan.sharpen { out = try out.then("sharpen") { cvips_sharpen($0, $1, sigma) } }
         if let n = plan.pixelate { out = try pixelate(out, n) }
-        return plan.blur == nil && plan.sharpen == nil ? out : try toSRGB(out)
+        if plan.grayscale { out = try out.then("grey") { cvips_grey($0, $1) } }
+        return plan.blur == nil && plan.sharpen == nil && !plan.grayscale ? out : try toSRGB(out)
     }
 
     /// Blocks of `n` × `n` pixels from the top left, each the mean of what it covers: the
@@ -43,7 +44,15 @@ enum Pipeline {
         throws(ImagingError) -> VImage
     {
         var out = image
-        if let e = plan.extended { out = try place(out, at: e, on: plan.canvas, plan.background, format: format) }
+        if let e = plan.extended {
+            out =
+                switch plan.canvasFill {
+                case .color(let c)?: try place(out, at: e, on: plan.canvas, c, format: format)
+                case .mean?: try place(out, at: e, on: plan.canvas, try mean(out), format: format)
+                case .blur?: try overBlurred(out, at: e, on: plan.canvas)
+                case nil: try place(out, at: e, on: plan.canvas, plan.background, format: format)
+                }
+        }
         out = try effects(out, plan)
         if let p = plan.watermark {
             guard let mark = watermarks[p.name] else {
@@ -80,6 +89,33 @@ enum Pipeline {
             cvips_embed(
                 $0, $1, Int32(at.x), Int32(at.y), Int32(size.width), Int32(size.height), values, Int32(values.count))
         }
+    }
+
+    /// thumbor's `fill(auto)`: the picture's mean colour (each band's, truncated).
+    static func mean(_ image: VImage) throws(ImagingError) -> Color {
+        let srgb = try toSRGB(image)
+        var m = [Double](repeating: 0, count: 4)
+        guard cvips_band_means(srgb.pointer, &m, 4) == 0 else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "processing the image failed (mean colour)"),
+                detail: Vips.takeError())
+        }
+        func level(_ v: Double) -> UInt8 { UInt8(max(0, min(255, v.rounded(.towardZero)))) }
+        return Color(red: level(m[0]), green: level(m[1]), blue: level(m[2]))
+    }
+
+    /// thumbor's `fill(blur)`: the picture over a copy of itself stretched to the canvas
+    /// and blurred (thumbor's radius 50).
+    static func overBlurred(_ image: VImage, at: Rect, on size: Size) throws(ImagingError) -> VImage {
+        let stretched = try image.then("fill blur") {
+            cvips_thumbnail_image_force($0, $1, Int32(size.width), Int32(size.height))
+        }
+        let blurred = try toSRGB(try stretched.then("fill blur") { cvips_gaussblur($0, $1, 25) })
+        let over = try toSRGB(
+            try blurred.then("fill blur") { cvips_composite_over($0, image.pointer, $1, Int32(at.x), Int32(at.y)) })
+        // Composite always adds alpha: an opaque picture stays without it.
+        guard !image.hasAlpha, over.hasAlpha else { return over }
+        return try over.then("fill blur") { cvips_extract_band($0, $1, 0, 3) }
     }
 
     /// sRGB with 8 bits a band, alpha kept: grey, CMYK (already imported by the

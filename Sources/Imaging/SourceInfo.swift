@@ -35,9 +35,11 @@ public struct SourceInfo: Equatable, Sendable {
 
     /// What the planner is told.
     public var description: SourceDescription {
-        SourceDescription(
+        var d = SourceDescription(
             size: size, hasAlpha: hasAlpha, format: format, bytes: bytes, frames: frames, pages: pages,
             duration: video?.duration)
+        (d.trim, d.untrimmed) = (trim, untrimmed)
+        return d
     }
 }
 

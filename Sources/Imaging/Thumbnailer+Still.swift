@@ -43,7 +43,7 @@ extension Thumbnailer {
         image = try Pipeline.cropOrPlace(image, plan, format: format)
         image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
         try deadline.check()
-        if !format.hasAlpha, image.hasAlpha {
+        if !format.hasAlpha || plan.flattened, image.hasAlpha {
             let bg = plan.background ?? .white
             image = try image.then("flatten") {
                 cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
@@ -51,7 +51,7 @@ extension Thumbnailer {
         }
         return try Encoder.encode(
             image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
-            autoQuality: autoQuality)
+            autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst)
     }
 
     /// How the region of a plan is cut from the whole source, resized: the size the whole

@@ -27,7 +27,8 @@ extension Thumbnailer {
         let color = trim.color.map { [Double($0.red), Double($0.green), Double($0.blue)] } ?? []
         let found = color.withUnsafeBufferPointer {
             cvips_find_trim(
-                whole.pointer, trim.threshold, color.isEmpty ? nil : $0.baseAddress, &left, &top, &width, &height)
+                whole.pointer, trim.threshold, color.isEmpty ? nil : $0.baseAddress, trim.bottomRight ? 1 : 0, &left,
+                &top, &width, &height)
         }
         guard found == 0 else {
             throw ImagingError(

@@ -7,7 +7,7 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, info, healthz, readyz, metrics, demo, imgproxy, purge, other
+        case thumb, info, healthz, readyz, metrics, demo, imgproxy, thumbor, purge, other
 
         var text: String {
             switch self {
@@ -18,6 +18,7 @@ final class Metrics: Sendable {
             case .metrics: "/metrics"
             case .demo: "/"
             case .imgproxy: "imgproxy"
+            case .thumbor: "thumbor"
             case .purge: "/purge"
             case .other: "other"
             }

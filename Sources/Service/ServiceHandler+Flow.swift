@@ -91,7 +91,7 @@ extension ServiceHandler {
     /// format kept, the native request where it means the same on this source), then keyed.
     /// The memo then holds the key, so the header is read once per URL, not per hit.
     func settling(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
-        guard known.endpoint == .thumb, ImgproxyURL.needsSource(known.parsed) else {
+        guard known.endpoint == .thumb, Dialects.needsSource(known.parsed) else {
             return identified(known, identity)
         }
         if let before = known.settledBefore, before.identity == identity {
@@ -105,7 +105,7 @@ extension ServiceHandler {
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
                 let header = try renderer.header(file, reading: known.parsed.reading)
-                settled.parsed = ImgproxyURL.settle(known.parsed, source: header, limits: limits)
+                settled.parsed = Dialects.settle(known.parsed, source: header, limits: limits)
             } catch {
                 return Self.error(error)
             }

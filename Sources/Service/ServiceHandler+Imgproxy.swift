@@ -9,16 +9,9 @@ extension ServiceHandler {
     /// options parsed into the native request, then the native flow (one cache entry with
     /// the native request that means the same).
     func imgproxy(_ request: HTTPRequestHead) -> Route {
-        let accept = request.headers["Accept"]
+        let (memoKey, served) = dialectMemo(request, dialect: "imgproxy")
+        if let served { return served }
         let rawPath = request.rawPath
-        let memoKey = RecentKeys.Target(
-            query: "imgproxy\u{0}" + rawPath,
-            autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
-        if let known = recent.get(memoKey), isCurrent(known),
-            let served = serveCached(request, key: known.key, headers: known.headers)
-        {
-            return served
-        }
         let url: ImgproxyURL
         do throws(AspectError) {
             // Signed as sent (escapes kept), as imgproxy signs it; or as imgproxy reads it
@@ -42,15 +35,9 @@ extension ServiceHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        var known = CheckedRequest(
-            request: request, parsed: url.request, memoKey: memoKey, accept: accept, endpoint: .thumb,
-            wantsOutput: false)
-        known.disposition = Disposition(
-            stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment)
-        known.dialect = true
-        if let prior = recent.get(memoKey), let settled = prior.settled {
-            known.settledBefore = (settled, prior.identity)
-        }
-        return resolving(known)
+        return dialectFlow(
+            request, url.request, memoKey: memoKey,
+            disposition: Disposition(
+                stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment))
     }
 }

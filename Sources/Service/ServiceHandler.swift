@@ -6,7 +6,7 @@ import Stores
 import Workers
 
 /// The service's route table: `/thumb` and `/info` (ServiceHandler+Thumb), imgproxy's URLs
-/// (ServiceHandler+Imgproxy), `POST /purge` (ServiceHandler+Purge), `/healthz`, `/readyz`,
+/// (ServiceHandler+Imgproxy), thumbor's (ServiceHandler+Thumbor), `POST /purge` (ServiceHandler+Purge), `/healthz`, `/readyz`,
 /// `/metrics` and the demo page `/`. A checked request goes the same way from every route
 /// (ServiceHandler+Flow): the source's identity, the key, the result store, the render.
 /// It knows its sources, its result store and its renderer only by protocol.
@@ -22,6 +22,9 @@ public struct ServiceHandler: HTTPHandler {
     /// Present when `imgproxy.key` and `imgproxy.salt` are set: imgproxy URLs are checked.
     let imgproxySigner: ImgproxySigner?
     let imgproxySettings: ImgproxyURL.Settings
+    /// Present when `thumbor.securityKey` is set: signed thumbor URLs are checked.
+    let thumborSigner: ThumborSigner?
+    let thumborSettings: ThumborURL.Settings
     /// The page at `/` when `http.demoPage` is on; it runs on a worker.
     let demoPage: (@Sendable () -> HTTPResponse)?
     let metrics = Metrics()
@@ -55,6 +58,9 @@ public struct ServiceHandler: HTTPHandler {
             root: (try? SourceRoot(config.images.root)) ?? .folder(config.images.root),
             presets: ip.presets, keepCopyright: config.output.keepCopyright,
             watermark: config.watermarks.keys.sorted().first)
+        thumborSigner = config.thumbor.securityKey.isEmpty ? nil : ThumborSigner(key: config.thumbor.securityKey)
+        thumborSettings = ThumborURL.Settings(
+            root: imgproxySettings.root, watermarks: Set(config.watermarks.keys))
         fetches = ThreadPool(
             name: "aspect-fetch", threads: config.sources.concurrency, queueDepth: config.sources.queueDepth)
         countsSourceCache = sources.fetchFigures != nil
@@ -109,6 +115,9 @@ public struct ServiceHandler: HTTPHandler {
             guard let demoPage else { break }
             return counted(.demo, .work(demoPage))
         default:
+            if config.thumbor.enabled, Self.isThumbor(Substring(request.rawPath), alone: !config.imgproxy.enabled) {
+                return counted(.thumbor, thumbor(request))
+            }
             if config.imgproxy.enabled, request.path.utf8.count > 1 {
                 return counted(.imgproxy, imgproxy(request))
             }

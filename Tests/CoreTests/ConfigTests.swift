@@ -64,6 +64,23 @@ import Testing
         #expect(envOnly.server.port == 9004)
     }
 
+    /// thumbor's SECURITY_KEY as thumbor's own variable, under Aspect's; `/unsafe/` is
+    /// answered while no key is set and not once one is, unless said (ALLOW_UNSAFE_URL).
+    @Test func thumborsKeyAndUnsafeURLs() throws {
+        #expect(try load().thumborUnsafeAllowed)
+        let keyed = try load(env: ["THUMBOR_SECURITY_KEY": "k1"])
+        #expect(keyed.thumbor.securityKey == "k1" && !keyed.thumborUnsafeAllowed)
+        #expect(
+            try load(env: ["THUMBOR_SECURITY_KEY": "k1", "ASPECT_THUMBOR_SECURITYKEY": "k2"]).thumbor.securityKey
+                == "k2")
+        #expect(
+            try load(env: ["THUMBOR_SECURITY_KEY": "k1", "ASPECT_THUMBOR_ALLOWUNSAFE": "true"]).thumborUnsafeAllowed)
+        #expect(throws: ConfigError.self) { _ = try load(env: ["ASPECT_THUMBOR_ALLOWUNSAFE": "sometimes"]) }
+        #expect(
+            !(try load(env: ["ASPECT_SECURITY_SIGNINGKEY": "0123456789abcdef"]).thumborUnsafeAllowed),
+            "a server that signs its native URLs")
+    }
+
     @Test func everyKeyHasItsEnvironmentVariable() throws {
         #expect(Config.key("server.port")?.environmentName == "ASPECT_SERVER_PORT")
         #expect(Config.key("images.root")?.environmentName == "ASPECT_IMAGES_ROOT")
@@ -112,6 +129,9 @@ import Testing
             "imgproxy.salt": "0011",
             "imgproxy.signatureSize": "16",
             "imgproxy.presets": #"{"card": "rs:fill:300:200/q:80"}"#,
+            "thumbor.enabled": "true",
+            "thumbor.securityKey": "(set)",
+            "thumbor.allowUnsafe": "true",
             "watermarks":
                 #"{"logo": {"src": "brand/logo.png", "position": "north", "opacity": 0.5, "scale": 0.3, "margin": 12}}"#,
         ]

