@@ -221,6 +221,7 @@ public enum Geometry {
         plan.blur = r.blur
         plan.sharpen = r.sharpen
         plan.pixelate = r.pixelate
+        plan.grayscale = r.grayscale
     }
 
     /// A configured watermark and its image's size, read at start-up; one that was not is

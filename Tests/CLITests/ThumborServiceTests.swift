@@ -103,4 +103,40 @@ import Testing
             #expect(try size(r.body) == expected, "\(path)")
         }
     }
+
+    /// The filters the pipeline draws: `fill` with a colour, `auto` (the mean colour) and
+    /// `blur` around a fitted picture, `grayscale`, `background_color` flattening a
+    /// transparent source, `round_corner` in its colour, and `max_bytes` that cannot be
+    /// met giving the answer at the asked quality.
+    @Test func filtersDrawWhatTheySay() throws {
+        let server = try serve(["ASPECT_THUMBOR_ALLOWUNSAFE": "true"])
+        func picture(_ path: String) throws -> RawImage {
+            let r = try ServiceTests.get(server.port, path)
+            guard r.status == 200 else { throw TestError("\(path): \(r.status) \(r.text)") }
+            return try ImageFile.decode(r.body)
+        }
+        // landscape.jpg is 3:2: fitted into a square, bars above and below.
+        let red = try picture("/unsafe/fit-in/300x300/filters:fill(ff0000):format(png)/landscape.jpg")
+        #expect(red.width == 300 && red.height == 300 && red.pixel(150, 2).prefix(3) == [255, 0, 0])
+        let mean = try picture("/unsafe/fit-in/300x300/filters:fill(auto):format(png)/landscape.jpg")
+        let bar = mean.pixel(0, 0)
+        #expect(mean.pixel(299, 299) == bar && mean.pixel(150, 0) == bar, "one colour all round")
+        let blurred = try picture("/unsafe/fit-in/300x300/filters:fill(blur):format(png)/landscape.jpg")
+        #expect(blurred.pixel(0, 0) != blurred.pixel(299, 0) || blurred.pixel(0, 0) != blurred.pixel(0, 299))
+        let grey = try picture("/unsafe/200x200/filters:grayscale():format(png)/landscape.jpg")
+        for (x, y) in [(10, 10), (100, 100), (190, 150)] {
+            let p = grey.pixel(x, y)
+            #expect(p.count < 3 || (p[0] == p[1] && p[1] == p[2]), "grey at \(x),\(y): \(p)")
+        }
+        // logo.png is transparent round its mark: background_color makes it opaque.
+        let flat = try picture("/unsafe/100x100/filters:background_color(00ff00)/logo.png")
+        #expect(flat.bands == 3 || flat.pixel(0, 0).last == 255)
+        #expect(flat.pixel(0, 0).prefix(3) == [0, 255, 0])
+        let corners = try picture("/unsafe/200x200/filters:round_corner(40,0,0,255):format(png)/landscape.jpg")
+        #expect(corners.pixel(0, 0).prefix(3) == [0, 0, 255] && corners.pixel(100, 100).prefix(3) != [0, 0, 255])
+        let plain = try ServiceTests.get(server.port, "/unsafe/300x200/filters:quality(80)/landscape.jpg")
+        let unmet = try ServiceTests.get(
+            server.port, "/unsafe/300x200/filters:quality(80):max_bytes(100)/landscape.jpg")
+        #expect(unmet.status == 200 && unmet.body.count == plain.body.count, "no quality meets 100 bytes")
+    }
 }

@@ -269,10 +269,10 @@ extension ThumborGeometry {
         if let radius = cornerRadius {
             plan.shape = .rounded
             plan.cornerRadius = Double(radius)
-            if let c = cornerColor { plan.background = c }
+            // thumbor paints the corners in the colour (the picture stays as it is).
+            if let c = cornerColor { (plan.background, plan.flattened) = (c, true) }
         }
         Geometry.setEffects(&plan, r)
-        plan.grayscale = r.grayscale
         plan.maxBytesUnmetKeepsFirst = r.maxBytes != nil
         if let c = backgroundColor {
             plan.background = c
