@@ -31,6 +31,8 @@ let package = Package(
         // The configuration: every key with its default, variable and flag; loading from the
         // file, the environment and the flags, in that precedence.
         .target(name: "Configuration", dependencies: ["Core"]),
+        // aspect warm and aspect thumb --out: their requests, outputs and progress.
+        .target(name: "Batch", dependencies: ["Core"]),
         // ThumbHash and BlurHash encoders, average and dominant colours: pure Swift.
         .target(name: "Placeholders"),
         // The client library for apps: URLs and signatures, Foundation only, no other target.
@@ -130,7 +132,7 @@ let package = Package(
                 "Hashing", "Isolation", "CSandbox",
                 "CLinux",
                 "Syscalls", "Service", "Stores",
-                "SourceStores",
+                "SourceStores", "Batch", "Placeholders", "Remote",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // The in-process imaging benchmark and memory probe (bench/, BENCHMARKS.md).

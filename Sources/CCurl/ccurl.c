@@ -143,6 +143,8 @@ void ccurl_get(CURL *handle, const char *url, const char *const *headers, int he
         copy_header(handle, "ETag", out->etag, sizeof out->etag);
         copy_header(handle, "Last-Modified", out->last_modified, sizeof out->last_modified);
         copy_header(handle, "Content-Type", out->content_type, sizeof out->content_type);
+        copy_header(handle, "Retry-After", out->retry_after, sizeof out->retry_after);
+        copy_header(handle, "X-Cache", out->x_cache, sizeof out->x_cache);
         char *location = NULL;
         if (curl_easy_getinfo(handle, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
             strncpy(out->redirect, location, sizeof out->redirect - 1);

@@ -61,6 +61,9 @@ public final class CurlClient: Sendable {
         /// An absolute URL for a 3xx with Location.
         public var redirect: String
         public var contentType: String
+        /// `Retry-After` and `X-Cache`, as sent (empty when absent).
+        public var retryAfter: String
+        public var xCache: String
         /// The body: a download's error answer (up to 4 KB), or a request's whole answer.
         public var body: [UInt8]
 
@@ -80,6 +83,8 @@ public final class CurlClient: Sendable {
             lastModified = Self.text(&r.last_modified)
             redirect = Self.text(&r.redirect)
             contentType = Self.text(&r.content_type)
+            retryAfter = Self.text(&r.retry_after)
+            xCache = Self.text(&r.x_cache)
             self.body = body
         }
 

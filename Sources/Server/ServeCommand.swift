@@ -48,18 +48,7 @@ enum ServeCommand {
         // over a 300 s soak. Two arenas kept it flat (BENCHMARKS: Soak).
         clinux_limit_malloc_arenas(2)
         raiseDescriptorLimit(config)
-        let disk = DiskResultStore(
-            dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs,
-            openFiles: config.cache.openFiles, memoryFileBytes: Int(config.cache.memoryFileBytes))
-        var results: any ResultStore = disk
-        if case .s3(let bucket, let prefix)? = try? SourceRoot(config.cache.shared) {
-            results = TieredResultStore(
-                local: disk,
-                bucket: S3Bucket(
-                    bucket: bucket, s3: config.s3, sources: config.sources,
-                    maxBytes: max(config.cache.maxBytes, 1 << 20)),
-                prefix: prefix, queueLimit: config.cache.sharedQueue, log: { log(.warning, $0) })
-        }
+        let results = resultStore(config)
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
         }
@@ -102,6 +91,20 @@ enum ServeCommand {
         server.run()
         log(.info, "stopped", always: true)
         return 0
+    }
+
+    /// The result store `cache.dir` names, tiered over the shared one when `cache.shared`
+    /// is set (`aspect serve` and `aspect warm --offline`).
+    static func resultStore(_ config: Config) -> any ResultStore {
+        let disk = DiskResultStore(
+            dir: config.cache.dir, maxBytes: config.cache.maxBytes, recheckMs: config.cache.recheckMs,
+            openFiles: config.cache.openFiles, memoryFileBytes: Int(config.cache.memoryFileBytes))
+        guard case .s3(let bucket, let prefix)? = try? SourceRoot(config.cache.shared) else { return disk }
+        return TieredResultStore(
+            local: disk,
+            bucket: S3Bucket(
+                bucket: bucket, s3: config.s3, sources: config.sources, maxBytes: max(config.cache.maxBytes, 1 << 20)),
+            prefix: prefix, queueLimit: config.cache.sharedQueue, log: { log(.warning, $0) })
     }
 
     /// Connections and held-open cache files each take a descriptor: the soft limit is

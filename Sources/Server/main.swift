@@ -12,6 +12,8 @@ case "config":
     status = ConfigCommand.run(Array(arguments.dropFirst()))
 case "thumb":
     status = ThumbCommand.run(Array(arguments.dropFirst()))
+case "warm":
+    status = WarmCommand.run(Array(arguments.dropFirst()))
 case "sign":
     status = SignCommand.run(Array(arguments.dropFirst()))
 case "samples":

@@ -27,6 +27,10 @@ typedef struct {
     char redirect[4096];
     /// The S3 error code of an XML error body is not read here; the content type is.
     char content_type[128];
+    /// What `aspect warm` reads of a service's answer: when to ask again, and whether it
+    /// was a cache hit.
+    char retry_after[32];
+    char x_cache[16];
 } ccurl_result;
 
 /// Once per process, before any thread uses libcurl.

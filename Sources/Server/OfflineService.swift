@@ -1,0 +1,114 @@
+import Batch
+import Configuration
+import Core
+import Foundation
+import HTTP
+import Imaging
+import Service
+import Signing
+import SourceStores
+import Stores
+
+/// `aspect warm --offline`: the service's own handler in this process, on the configured
+/// sources and result store (`cache.dir`, and the shared tier when set), renders on this
+/// process's libvips. A request goes exactly as it would through the server: its route,
+/// its key, the store; only the socket is missing.
+final class OfflineService: Sendable {
+    let handler: ServiceHandler
+    let results: any ResultStore
+
+    init?(_ configuration: Config) {
+        var config = configuration
+        do throws(ImagingError) {
+            try Vips.restrictLoaders(to: Set(config.images.formats))
+            var thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+            let sources = SourceRoot.store(config)
+            if let problem = sources.readinessProblem() {
+                Console.error("aspect warm: \(problem)")
+                return nil
+            }
+            if let problem = WatermarkLoader.load(&config, into: &thumbnailer, from: sources) {
+                Console.error("aspect warm: \(problem)")
+                return nil
+            }
+            results = ServeCommand.resultStore(config)
+            if let problem = results.problem {
+                Console.error("aspect warm: the result store cannot be used: \(problem)")
+                return nil
+            }
+            handler = ServiceHandler(
+                config: config, sources: sources, results: results,
+                renderer: LibvipsRenderer(thumbnailer: thumbnailer),
+                signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil)
+        } catch {
+            Console.error("aspect warm: \(error)")
+            return nil
+        }
+    }
+
+    /// One request, as the server would route and answer it.
+    func ask(_ line: String) -> BatchProgress.Outcome {
+        let target = WarmRequests.target(of: line)
+        var parser = RequestParser()
+        let head: HTTPRequestHead
+        switch parser.parse(Array("GET \(target) HTTP/1.1\r\nHost: warm\r\nAccept: image/avif,image/webp,*/*\r\n\r\n".utf8))
+            .result
+        {
+        case .request(let h): head = h
+        case .failure(let e): return .failed(target: line, status: "\(e.status)", error: e.message)
+        case .needMore: return .failed(target: line, status: "400", error: "not a request target")
+        }
+        let answer = Answer()
+        switch handler.route(head, context: RequestContext(draining: false, server: NoServerFigures())) {
+        case .respond(let r): answer.respond(r)
+        case .work(let job): answer.respond(job())
+        case .deferred(let start): start(answer)
+        }
+        let r = answer.wait()
+        switch r.status {
+        case 200, 304:
+            return r.headers["X-Cache"]?.uppercased().hasPrefix("HIT") == true ? .hit : .made
+        default:
+            var message = ""
+            if case .bytes(let body) = r.body { message = WarmClient.message(body) }
+            return .failed(target: line, status: "\(r.status)", error: message)
+        }
+    }
+
+    /// Waits (up to a minute) for the shared tier's uploads still queued.
+    func finish() {
+        let until = Date().addingTimeInterval(60)
+        while let f = results.sharedFigures, f.queued > 0, Date() < until { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    /// The one answer of a request, from whichever thread gives it; work runs at once on
+    /// the thread that hands it over.
+    final class Answer: Responder, @unchecked Sendable {
+        /// `@unchecked Sendable`: `response` is guarded by `done`'s lock.
+        private let done = NSCondition()
+        private var response: HTTPResponse?
+
+        func respond(_ r: HTTPResponse) {
+            done.lock()
+            response = r
+            done.broadcast()
+            done.unlock()
+        }
+
+        func work(_ job: @escaping @Sendable () -> HTTPResponse) { respond(job()) }
+
+        var clientGone: Bool { false }
+
+        func wait() -> HTTPResponse {
+            done.lock()
+            defer { done.unlock() }
+            while response == nil { done.wait() }
+            return response ?? .text(500, "no answer")
+        }
+    }
+
+    /// No server: its figures are zero.
+    struct NoServerFigures: ServerFigures {
+        var snapshot: ServerSnapshot { ServerSnapshot() }
+    }
+}
