@@ -143,6 +143,7 @@ let package = Package(
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Core"]),
         .testTarget(
             name: "SourceStoresTests",
             dependencies: ["SourceStores", "Stores", "Cache", "Core", "Configuration", "TestSupport"]),

@@ -158,7 +158,9 @@ public enum BatchOutputs {
 
         /// Written whole (a temporary file, then a rename).
         public func save() {
-            let object = made.withLock { m in m.mapValues { ["flags": $0.flags, "entry": $0.entry.object] as [String: Any] } }
+            let object = made.withLock { m in
+                m.mapValues { ["flags": $0.flags, "entry": $0.entry.object] as [String: Any] }
+            }
             guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
             let temp = path + ".\(getpid()).tmp"
             guard FileManager.default.createFile(atPath: temp, contents: data) else { return }

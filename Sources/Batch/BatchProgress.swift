@@ -31,6 +31,8 @@ public final class BatchProgress: Sendable {
         public var seconds = 0.0
         public var failures: [Failure] = []
         public var interrupted = false
+        /// Requests asked again after a 503 or 429 (the text summary says how many).
+        public var retried = 0
 
         public var done: Int { hit + made + skipped + failed }
 
@@ -123,6 +125,9 @@ public final class BatchProgress: Sendable {
         if let line { write(line) }
     }
 
+    /// A request is asked again after a 503 or 429.
+    public func retried() { state.withLock { $0.summary.retried += 1 } }
+
     /// The closing summary (after the bar's last drawing, or the last plain line): written
     /// always, whatever the mode.
     public func finish(interrupted: Bool = false) -> Summary {
@@ -145,7 +150,10 @@ public final class BatchProgress: Sendable {
         var text =
             "\(label): \(s.done) of \(s.total) in \(String(format: "%.1f", s.seconds)) s: \(s.hit) hit, \(s.made) made, "
             + "\(s.skipped) skipped, \(s.failed) failed\n"
-        for f in s.failures.prefix(namedFailures) { text += "  \(f.status) \(f.target)\(f.error.isEmpty ? "" : ": \(f.error)")\n" }
+        if s.retried > 0 { text += "  \(s.retried) asked again after a 503 or 429\n" }
+        for f in s.failures.prefix(namedFailures) {
+            text += "  \(f.status) \(f.target)\(f.error.isEmpty ? "" : ": \(f.error)")\n"
+        }
         if s.failures.count > namedFailures { text += "  … and \(s.failures.count - namedFailures) more\n" }
         if s.interrupted {
             text += "\(label): interrupted; running it again finishes the rest (the done ones are hits)\n"

@@ -72,7 +72,8 @@ public enum WarmRequests {
                 continue
             }
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDir), !isDir.boolValue else {
+            guard FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDir), !isDir.boolValue
+            else {
                 continue
             }
             if matches(segments[...], path.split(separator: "/").map(String.init)[...]) { found.append(path) }

@@ -93,6 +93,12 @@ enum Interrupt {
     static let requested = Atomic<Bool>(false)
 
     static func install() {
+        // A parent may have started this process with SIGINT blocked (the mask is
+        // inherited): unblocked here, before any worker thread copies the mask.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         signal(SIGINT) { _ in
             if Interrupt.requested.exchange(true, ordering: .relaxed) { _exit(130) }
         }

@@ -16,9 +16,12 @@ import Stores
 final class OfflineService: Sendable {
     let handler: ServiceHandler
     let results: any ResultStore
+    let accept: String
 
-    init?(_ configuration: Config) {
+    init?(_ configuration: Config, accept: String) {
+        self.accept = accept
         var config = configuration
+        Vips.routeLog(debug: false) { _, _, _ in }
         do throws(ImagingError) {
             try Vips.restrictLoaders(to: Set(config.images.formats))
             var thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
@@ -51,7 +54,7 @@ final class OfflineService: Sendable {
         let target = WarmRequests.target(of: line)
         var parser = RequestParser()
         let head: HTTPRequestHead
-        switch parser.parse(Array("GET \(target) HTTP/1.1\r\nHost: warm\r\nAccept: image/avif,image/webp,*/*\r\n\r\n".utf8))
+        switch parser.parse(Array("GET \(target) HTTP/1.1\r\nHost: warm\r\nAccept: \(accept)\r\n\r\n".utf8))
             .result
         {
         case .request(let h): head = h

@@ -40,6 +40,8 @@ enum ThumbCommand {
     }()
 
     static func run(_ args: [String]) -> Int32 {
+        // The batch form (SPEC: Warming and batches).
+        if args.contains(where: { $0 == "--out" || $0.hasPrefix("--out=") }) { return BatchCommand.run(args) }
         if args.contains("-h") || args.contains("--help") {
             print(usage)
             return 0

@@ -14,7 +14,7 @@ import Synchronization
 /// visitors find them cached.
 enum WarmCommand {
     static let usage = """
-        Usage: aspect warm [FILE|-] [--url BASE]… [--concurrency N] [--retries N] [--offline]
+        Usage: aspect warm [FILE|-] [--url BASE]… [--concurrency N] [--retries N] [--offline] [--accept A]
                            [--failed FILE] [--progress auto|bar|plain|none] [--json] [--config FILE]
                aspect warm --sources PATTERN [--preset NAME]… [--w 320,640,1280 --ratio 4:3 …] [flags]
 
@@ -25,7 +25,9 @@ enum WarmCommand {
         security.signingKey is set. --url (default: the configured server.host and server.port)
         spreads the requests over one or more running services, at most --concurrency at once
         (default: the cores); 503 and 429 are asked again after Retry-After (--retries, default 5).
-        --offline runs them through the service's handler in this process, into cache.dir.
+        --offline runs them through the service's handler in this process, into cache.dir. Requests
+        carry --accept (default image/avif,image/webp,*/*, as browsers send): format=auto results are
+        kept per what the client accepts, so warm again with --accept image/jpeg for older clients.
         Exit status: 0 every request answered 200 or 304, 1 any other (each in --failed FILE),
         2 bad arguments, 130 interrupted (after the summary).
         """
@@ -39,7 +41,10 @@ enum WarmCommand {
         let mode: BatchProgress.Mode
         do throws(ArgumentError) {
             parsed = try BatchArguments.parse(
-                args, valued: ["url", "concurrency", "retries", "failed", "progress", "sources", "preset", "config"],
+                args,
+                valued: [
+                    "url", "concurrency", "retries", "failed", "progress", "sources", "preset", "config", "accept",
+                ],
                 alone: ["offline", "json"])
             mode = try parsed.progressMode()
         } catch {
@@ -66,16 +71,17 @@ enum WarmCommand {
             write: { Console.write(stderr: $0) })
         Interrupt.install()
         let ask: @Sendable (String) -> BatchProgress.Outcome
+        let accept = parsed.value("accept") ?? "image/avif,image/webp,*/*"
         var offline: OfflineService?
         if parsed.switches.contains("offline") {
-            guard let service = OfflineService(config) else { return 1 }
+            guard let service = OfflineService(config, accept: accept) else { return 1 }
             offline = service
             ask = { service.ask($0) }
         } else {
             let bases = (parsed.values["url"] ?? ["http://\(config.server.host):\(config.server.port)"]).map {
                 $0.hasSuffix("/") ? String($0.dropLast()) : $0
             }
-            let client = WarmClient(bases: bases, retries: retries)
+            let client = WarmClient(bases: bases, retries: retries, accept: accept, progress: progress)
             ask = { client.ask($0) }
         }
         runConcurrently(count: lines.count, threads: concurrency) { i in progress.record(ask(lines[i])) }
@@ -104,13 +110,17 @@ enum WarmCommand {
                 return "/thumb?" + WarmRequests.query(q)
             }
         }
-        guard parsed.positional.count <= 1 else { throw ArgumentError("give one list (a file, or - for standard input)") }
+        guard parsed.positional.count <= 1 else {
+            throw ArgumentError("give one list (a file, or - for standard input)")
+        }
         guard parsed.lists.isEmpty, parsed.values["preset"] == nil else {
             throw ArgumentError("/thumb flags and --preset go with --sources")
         }
         let text: String
         if let file = parsed.positional.first, file != "-" {
-            guard let data = FileManager.default.contents(atPath: file) else { throw ArgumentError("cannot read \(file)") }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ArgumentError("cannot read \(file)")
+            }
             text = String(decoding: data, as: UTF8.self)
         } else {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -143,6 +153,8 @@ enum WarmCommand {
 struct WarmClient: Sendable {
     let bases: [String]
     let retries: Int
+    let accept: String
+    let progress: BatchProgress
     let client = CurlClient.shared
     let counter = RoundRobin()
 
@@ -160,10 +172,11 @@ struct WarmClient: Sendable {
         defer { try? sink.close() }
         var attempt = 0
         while true {
-            let t = client.download(url, headers: ["Accept: image/avif,image/webp,*/*"], into: sink.fileDescriptor, limits: limits)
+            let t = client.download(url, headers: ["Accept: " + accept], into: sink.fileDescriptor, limits: limits)
             guard t.ok else { return .failed(target: line, status: "error", error: t.error) }
-            if (t.status == 503 || t.status == 429), attempt < retries, !Interrupt.isRequested {
+            if t.status == 503 || t.status == 429, attempt < retries, !Interrupt.isRequested {
                 attempt += 1
+                progress.retried()
                 let wait = Double(t.retryAfter.trimmingCharacters(in: .whitespaces)) ?? 1
                 Thread.sleep(forTimeInterval: min(max(wait, 0.05), 60))
                 continue
