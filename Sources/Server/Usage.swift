@@ -9,6 +9,8 @@ enum Usage {
         Usage:
           aspect serve [flags]    run the service (aspect serve --help for its flags)
           aspect thumb SRC OUT    make one thumbnail (aspect thumb --help for its flags)
+          aspect thumb SRC… --out DIR  make a folder's thumbnails and a manifest (aspect thumb --out x --help)
+          aspect warm [FILE|-]    fill the cache ahead of the visitors (aspect warm --help)
           aspect config [flags]   check the configuration and print every key's effective value
           aspect samples DIR      make the embedded default's sample images in DIR
           aspect sign URL         print URL signed with security.signingKey
