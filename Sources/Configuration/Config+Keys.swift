@@ -13,8 +13,13 @@ extension Config {
         .integer(
             "server.queueDepth", 1...100_000, "image jobs that may wait before a request gets 503", \.server.queueDepth),
         .integer(
-            "server.maxConnections", 1...1_000_000, "open connections before new ones are refused",
+            "server.maxConnections", 0...1_000_000,
+            "open connections; when full, one that can be spared is closed for a newcomer, else 503 (0: from the descriptor limit)",
             \.server.maxConnections),
+        .integer(
+            "server.minSendBytesPerSecond", 0...1_000_000_000,
+            "an answer read slower than this (after its first 5 s) is cut (0: no floor)",
+            \.server.minSendBytesPerSecond),
         .integer(
             "server.headerTimeoutMs", 100...600_000, "time a client has to send its request head, in ms",
             \.server.headerTimeoutMs),

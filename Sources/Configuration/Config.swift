@@ -12,6 +12,7 @@ public struct Config: Equatable, Sendable {
         public var eventLoops = 0
         public var queueDepth = Defaults.Server.queueDepth
         public var maxConnections = Defaults.Server.maxConnections
+        public var minSendBytesPerSecond = Defaults.Server.minSendBytesPerSecond
         public var headerTimeoutMs = Defaults.Server.headerTimeoutMs
         public var idleTimeoutMs = Defaults.Server.idleTimeoutMs
         public var writeTimeoutMs = Defaults.Server.writeTimeoutMs

@@ -7,7 +7,14 @@ public enum Defaults {
         public static let host = "127.0.0.1"
         public static let port = 8080
         public static let queueDepth = 64
-        public static let maxConnections = 1024
+        /// 0: sized at start from the descriptor limit (`aspect serve` says the figure).
+        public static let maxConnections = 0
+        /// 1 KiB/s (8 kbit/s): under a quarter of the slowest real mobile link (GPRS carries
+        /// 20-40 kbit/s), a hundred times a slow-read attack's trickle (slowhttptest's
+        /// default 32 bytes every 3 s is 11 B/s).
+        public static let minSendBytesPerSecond = 1024
+        /// The rate is judged only after an answer has been going this long.
+        public static let sendGraceMs = 5_000
         public static let headerTimeoutMs = 10_000
         public static let idleTimeoutMs = 60_000
         public static let writeTimeoutMs = 30_000

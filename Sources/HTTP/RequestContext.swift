@@ -26,6 +26,10 @@ public struct ServerSnapshot: Sendable, Equatable {
     public var refused = 0
     /// Times a loop stopped accepting because accept(2) ran out of descriptors or memory.
     public var acceptsPaused = 0
+    /// Connections given up for newcomers, by reason (`idle`, `answered`, `slow_head`, `slow_read`).
+    public var shed: [String: Int] = [:]
+    /// Answers cut for being read below `server.minSendBytesPerSecond`.
+    public var cutSlowReaders = 0
 
     public init() {}
 }

@@ -18,6 +18,10 @@ struct ConnectionStateMachine: Sendable {
         /// After an answer that closes, how long what the client still sends is read and
         /// dropped, so the kernel does not reset the connection over the unread bytes.
         var linger: UInt64
+        /// `server.minSendBytesPerSecond`: an answer read slower than this, over its write
+        /// so far and once `sendGrace` has passed, is cut (0: no floor).
+        var minSendBytesPerSecond = 0
+        var sendGrace: UInt64 = 0
     }
 
     enum State: Sendable, Equatable {
@@ -98,11 +102,28 @@ struct ConnectionStateMachine: Sendable {
     private var blockedOnWrite = false
     private var draining = false
     private let timeouts: Timeouts
+    /// Since when the connection has been in its state (shedding takes the oldest first).
+    private(set) var since: UInt64
+    /// Bytes of the request head read so far, or of the answer sent so far.
+    private(set) var progress: Int64 = 0
+    /// When the answer being written started, and when the write timeout ends.
+    private var writeStarted: UInt64 = 0
+    private var writeDeadline: UInt64?
+    /// The send rate is judged over spans: bytes handed to the kernel since the last
+    /// check (a client that reads nothing leaves the kernel's buffer full, so none).
+    private var checkpoint: (at: UInt64, bytes: Int64) = (0, 0)
+    private var lastWriteAt: UInt64 = 0
+    /// Set when the send-rate floor cut the connection (the loop counts it).
+    private(set) var cutForRate = false
+
+    /// How often a blocked answer's rate is checked against the floor.
+    static let rateWindow: UInt64 = 1_000_000_000
 
     /// A new connection: its request head is due within the header timeout from now.
     init(now: UInt64, timeouts: Timeouts) {
         self.timeouts = timeouts
         deadline = now + timeouts.header
+        since = now
     }
 
     /// Whether requests are read and parsed now.
@@ -131,14 +152,17 @@ struct ConnectionStateMachine: Sendable {
         return .writeError(.tooManyConnections, keepAlive: false)
     }
 
-    /// Bytes arrived: an idle connection starts its header timeout.
-    mutating func bytesRead(now: UInt64) -> Action {
+    /// `count` bytes arrived: an idle connection starts its header timeout.
+    mutating func bytesRead(now: UInt64, count: Int = 0) -> Action {
         switch state {
         case .idle:
             state = .readingHead
             deadline = now + timeouts.header
+            (since, progress) = (now, Int64(count))
             return .parse
-        case .readingHead: return .parse
+        case .readingHead:
+            progress += Int64(count)
+            return .parse
         case .lingering: return .discardInput
         case .routing, .processing, .writing, .closed:
             // Pipelined requests wait in the buffer until the answer is written.
@@ -152,6 +176,7 @@ struct ConnectionStateMachine: Sendable {
         if case .readingHead = state, parserIdle {
             state = .idle
             deadline = now + timeouts.idle
+            since = now
         }
         return .none
     }
@@ -182,9 +207,9 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// The handler answered at once.
-    mutating func respondedNow() -> Action {
+    mutating func respondedNow(now: UInt64 = 0) -> Action {
         guard case .routing(let r) = state else { return .none }
-        return startWriting(r)
+        return startWriting(r, now: now)
     }
 
     /// The handler gave work for the pool.
@@ -203,21 +228,27 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// A worker finished the answer.
-    mutating func responseReady() -> Action {
+    mutating func responseReady(now: UInt64 = 0) -> Action {
         guard case .processing(let r) = state else { return .none }
-        return startWriting(r)
+        return startWriting(r, now: now)
     }
 
-    /// The socket took bytes; `done` when the whole response has gone. `inputPending`:
+    /// The socket took `bytes`; `done` when the whole response has gone. `inputPending`:
     /// bytes the client sent are still unread, so a close must linger.
-    mutating func wrote(done: Bool, inputPending: Bool = false, now: UInt64) -> Action {
+    mutating func wrote(done: Bool, bytes: Int = 0, inputPending: Bool = false, now: UInt64) -> Action {
         guard case .writing(let then) = state else { return .none }
+        progress += Int64(bytes)
+        if bytes > 0 { lastWriteAt = now }
         guard done else {
             blockedOnWrite = true
-            deadline = now + timeouts.write
+            let until = now + timeouts.write
+            writeDeadline = until
+            deadline = timeouts.minSendBytesPerSecond > 0 ? min(until, nextRateCheck(now)) : until
             return .none
         }
         blockedOnWrite = false
+        writeDeadline = nil
+        since = now
         var next = then
         if draining, next == .keepAlive { next = .linger }
         if next == .close, inputPending { next = .linger }
@@ -249,6 +280,25 @@ struct ConnectionStateMachine: Sendable {
     /// The deadline may have passed.
     mutating func timerFired(now: UInt64) -> Action {
         guard let d = deadline, now >= d else { return .none }
+        if case .writing = state, blockedOnWrite, let until = writeDeadline {
+            if timeouts.minSendBytesPerSecond > 0, now - writeStarted >= timeouts.sendGrace {
+                // The span since the last check: read slower than the floor, cut (never an
+                // answer cut and then reused).
+                let span = Double(now - checkpoint.at) / 1e9
+                let rate = span > 0 ? Double(progress - checkpoint.bytes) / span : .infinity
+                checkpoint = (now, progress)
+                if rate < Double(timeouts.minSendBytesPerSecond) {
+                    state = .closed
+                    deadline = nil
+                    cutForRate = true
+                    return .close
+                }
+            }
+            guard now >= until else {
+                deadline = min(until, nextRateCheck(now))
+                return .none
+            }
+        }
         switch state {
         case .readingHead:
             state = .writing(then: .linger)
@@ -300,11 +350,65 @@ struct ConnectionStateMachine: Sendable {
         }
     }
 
-    private mutating func startWriting(_ r: Request) -> Action {
+    private mutating func startWriting(_ r: Request, now: UInt64) -> Action {
         let keep = r.keepAlive && !draining
         state = .writing(then: keep ? .keepAlive : .close)
         deadline = nil
         blockedOnWrite = false
+        (since, writeStarted, progress, lastWriteAt) = (now, now, 0, now)
+        checkpoint = (now, 0)
         return .write(keepAlive: keep, isHead: r.isHead)
+    }
+
+    // MARK: The send-rate floor and shedding
+
+    /// The answer's rate so far, in bytes a second.
+    func rate(_ now: UInt64) -> Double {
+        let elapsed = Double(now > since ? now - since : 0) / 1e9
+        return elapsed > 0 ? Double(progress) / elapsed : .infinity
+    }
+
+    /// An answer being drained below the floor: nothing handed to the kernel for a
+    /// second (its buffer is full: the client reads nothing), or less than the floor a
+    /// second over the span since the last check.
+    private func isBelowFloor(_ now: UInt64) -> Bool {
+        guard timeouts.minSendBytesPerSecond > 0 else { return false }
+        if now - lastWriteAt >= Self.rateWindow { return true }
+        let span = Double(now - checkpoint.at) / 1e9
+        return span >= 1 && Double(progress - checkpoint.bytes) / span < Double(timeouts.minSendBytesPerSecond)
+    }
+
+    private func nextRateCheck(_ now: UInt64) -> UInt64 {
+        max(writeStarted + timeouts.sendGrace, now + Self.rateWindow)
+    }
+
+    /// Whether this connection may be given up for a newcomer, and as what: kept alive
+    /// with nothing in flight, lingering after its answer, reading its head, or draining
+    /// its answer below the floor. Nil while a request is routed or rendered, or an answer
+    /// goes out at a healthy rate.
+    func shedCandidate(now: UInt64) -> (reason: Shedding.Reason, rate: Double)? {
+        switch state {
+        case .idle: return (.idle, 0)
+        case .lingering: return (.answered, 0)
+        case .readingHead: return (.slowHead, rate(now))
+        case .writing where blockedOnWrite && isBelowFloor(now):
+            let span = Double(now - checkpoint.at) / 1e9
+            let stalled = now - lastWriteAt >= Self.rateWindow
+            return (.slowRead, stalled || span <= 0 ? 0 : Double(progress - checkpoint.bytes) / span)
+        default: return nil
+        }
+    }
+
+    /// Given up for a newcomer: one reading its head is told 408, anything else closes
+    /// (an answer mid-way is cut, the connection never reused).
+    mutating func shed() -> Action {
+        if case .readingHead = state {
+            state = .writing(then: .close)
+            deadline = nil
+            return .writeError(.requestTimeout, keepAlive: false)
+        }
+        state = .closed
+        deadline = nil
+        return .close
     }
 }

@@ -62,7 +62,10 @@ extension EventLoop {
                 id: nextID, fd: fd, limits: configuration.parserLimits,
                 machine: ConnectionStateMachine(now: now, timeouts: timeouts))
             nextID += 1
-            let over = stats.openConnections.load(ordering: .relaxed) >= configuration.maxConnections
+            // Full: a connection that can be given up makes room (issue 44); only when none
+            // can is the newcomer refused.
+            let over =
+                stats.openConnections.load(ordering: .relaxed) >= configuration.maxConnections && !shedOne()
             stats.openConnections.add(1, ordering: .relaxed)
             connections[c.id] = c
             if over {
@@ -77,6 +80,21 @@ extension EventLoop {
             }
             sync(c)
         }
+    }
+
+    /// Gives up the connection of this loop that can best be spared (`Shedding.choose`),
+    /// counting it by reason; false when every one is mid-render or mid-transfer at a
+    /// healthy rate.
+    func shedOne() -> Bool {
+        let candidates = connections.values.compactMap { c -> Shedding.Candidate? in
+            guard c.isOpen, let (reason, rate) = c.machine.shedCandidate(now: now) else { return nil }
+            return Shedding.Candidate(id: c.id, reason: reason, rate: rate, since: c.machine.since)
+        }
+        guard let victim = Shedding.choose(candidates), let c = connections[victim.id] else { return false }
+        stats.shed.withLock { $0[victim.reason.index] += 1 }
+        perform(c.machine.shed(), c)
+        sync(c)
+        return true
     }
 
     private func pauseAccepting(_ error: SystemError) {

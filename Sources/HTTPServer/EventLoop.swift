@@ -65,7 +65,8 @@ final class EventLoop: @unchecked Sendable {
         let ms: (Int) -> UInt64 = { UInt64(max(0, $0)) * 1_000_000 }
         timeouts = ConnectionStateMachine.Timeouts(
             header: ms(configuration.headerTimeoutMs), idle: ms(configuration.idleTimeoutMs),
-            write: ms(configuration.writeTimeoutMs), linger: ms(configuration.lingerTimeoutMs))
+            write: ms(configuration.writeTimeoutMs), linger: ms(configuration.lingerTimeoutMs),
+            minSendBytesPerSecond: configuration.minSendBytesPerSecond, sendGrace: ms(configuration.sendGraceMs))
         self.listenFD = listenFD
         self.signalFD = signalFD
         epoll = try Syscall.retrying("epoll_create1") { clinux_epoll_create() }
@@ -177,7 +178,7 @@ final class EventLoop: @unchecked Sendable {
             c.input.append(contentsOf: readBuffer[0..<n])
             if n < readBuffer.count { break }
         }
-        if total > 0 { perform(c.machine.bytesRead(now: now), c) }
+        if total > 0 { perform(c.machine.bytesRead(now: now, count: total), c) }
     }
 
     /// Does what the machine asked.
@@ -259,7 +260,7 @@ final class EventLoop: @unchecked Sendable {
         switch handler.route(head, context: RequestContext(draining: draining, server: stats)) {
         case .respond(let r):
             c.response = r
-            perform(c.machine.respondedNow(), c)
+            perform(c.machine.respondedNow(now: now), c)
         case .work(let job):
             c.job = .work(job)
             perform(c.machine.routedToWork(), c)
@@ -296,7 +297,7 @@ final class EventLoop: @unchecked Sendable {
             // A connection gone meanwhile, or answered 503 at the drain deadline, drops it.
             guard let c = connections[id] else { continue }
             c.response = response
-            perform(c.machine.responseReady(), c)
+            perform(c.machine.responseReady(now: now), c)
             c.response = nil
             sync(c)
         }
@@ -316,9 +317,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func flush(_ c: Connection) {
-        switch c.output.flush(to: c.fd) {
+        let before = c.output.sent
+        let result = c.output.flush(to: c.fd)
+        let bytes = Int(c.output.sent - before)
+        switch result {
         case .blocked:
-            perform(c.machine.wrote(done: false, now: now), c)
+            perform(c.machine.wrote(done: false, bytes: bytes, now: now), c)
         case .failed:
             c.output.clear()
             perform(c.machine.peerClosed(), c)
@@ -329,7 +333,7 @@ final class EventLoop: @unchecked Sendable {
                     nanoseconds: Clock.now() - f.start, note: f.note)
                 c.inFlight = nil
             }
-            perform(c.machine.wrote(done: true, inputPending: c.unparsed > 0, now: now), c)
+            perform(c.machine.wrote(done: true, bytes: bytes, inputPending: c.unparsed > 0, now: now), c)
         }
     }
 
@@ -340,6 +344,7 @@ final class EventLoop: @unchecked Sendable {
             guard let c = connections[e.id], c.scheduled == e.at else { continue }
             c.scheduled = nil
             perform(c.machine.timerFired(now: now), c)
+            if c.machine.cutForRate, !c.isOpen { stats.cutSlowReaders.add(1, ordering: .relaxed) }
             sync(c)
         }
     }

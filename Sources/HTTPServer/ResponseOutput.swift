@@ -25,6 +25,8 @@ struct ResponseOutput {
     private(set) var head: [UInt8] = []
     private(set) var headSent = 0
     private(set) var body: Body?
+    /// Bytes written, all responses together (the loop reads the difference a flush made).
+    private(set) var sent: Int64 = 0
 
     var isEmpty: Bool { headSent == head.count && body == nil }
 
@@ -66,6 +68,7 @@ struct ResponseOutput {
                 return .failed
             }
             guard let n else { return .blocked }
+            sent += Int64(n)
             consume(n)
         }
         return .done

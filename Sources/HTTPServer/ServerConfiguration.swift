@@ -14,7 +14,11 @@ public struct ServerConfiguration: Sendable {
     public var workers = 2
     /// Jobs that may wait for a worker before a request gets 503.
     public var queueDepth = Defaults.Server.queueDepth
-    public var maxConnections = Defaults.Server.maxConnections
+    public var maxConnections = 1024
+    /// An answer read slower than this, over its write so far once `sendGraceMs` has
+    /// passed, is cut (0: no floor).
+    public var minSendBytesPerSecond = Defaults.Server.minSendBytesPerSecond
+    public var sendGraceMs = Defaults.Server.sendGraceMs
     public var headerTimeoutMs = Defaults.Server.headerTimeoutMs
     public var idleTimeoutMs = Defaults.Server.idleTimeoutMs
     /// Longest a client may go without reading anything of a response it is sent.

@@ -8,6 +8,10 @@ public final class ServerStats: ServerFigures {
     let draining = Atomic<Bool>(false)
     let refusedConnections = Atomic<Int>(0)
     let acceptPauses = Atomic<Int>(0)
+    /// Connections given up for newcomers, by `Shedding.Reason`'s order.
+    let shed = Mutex<[Int]>(Shedding.Reason.allCases.map { _ in 0 })
+    /// Answers cut for being read below `server.minSendBytesPerSecond`.
+    let cutSlowReaders = Atomic<Int>(0)
     let pool = Mutex<WorkerPool?>(nil)
 
     public init() {}
@@ -21,6 +25,9 @@ public final class ServerStats: ServerFigures {
         }
         s.refused = refusedConnections.load(ordering: .relaxed)
         s.acceptsPaused = acceptPauses.load(ordering: .relaxed)
+        let shed = shed.withLock { $0 }
+        for (i, reason) in Shedding.Reason.allCases.enumerated() { s.shed[reason.rawValue] = shed[i] }
+        s.cutSlowReaders = cutSlowReaders.load(ordering: .relaxed)
         return s
     }
 }

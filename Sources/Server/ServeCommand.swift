@@ -47,7 +47,7 @@ enum ServeCommand {
         // large, short-lived buffers on every worker they fragment, and RSS crept up 8-11%
         // over a 300 s soak. Two arenas kept it flat (BENCHMARKS: Soak).
         clinux_limit_malloc_arenas(2)
-        raiseDescriptorLimit(config)
+        raiseDescriptorLimit(&config)
         let results = resultStore(config)
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
@@ -107,19 +107,32 @@ enum ServeCommand {
             prefix: prefix, queueLimit: config.cache.sharedQueue, log: { log(.warning, $0) })
     }
 
-    /// Connections and held-open cache files each take a descriptor: the soft limit is
-    /// raised (up to the hard one) to fit them, with room for the rest; a warning if it cannot.
-    static func raiseDescriptorLimit(_ c: Config) {
-        let need = rlim_t(c.server.maxConnections + c.cache.openFiles + 256)
+    /// Connections, held-open cache files, sources and workers each take a descriptor: the
+    /// soft limit is raised to the hard one, and `server.maxConnections` 0 becomes what is
+    /// left of it after the cache's files and 256 for the rest (sources, workers, logs),
+    /// at least 64; a warning when a configured figure does not fit.
+    static func raiseDescriptorLimit(_ c: inout Config) {
         var lim = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0, lim.rlim_cur < need else { return }
-        lim.rlim_cur = min(need, lim.rlim_max)
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) != 0 || lim.rlim_cur < need {
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return }
+        if lim.rlim_cur < lim.rlim_max {
+            let soft = lim.rlim_cur
+            lim.rlim_cur = lim.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) != 0 { lim.rlim_cur = soft }
+        }
+        let available = Int(min(lim.rlim_cur, rlim_t(Int32.max)))
+        let reserved = c.cache.openFiles + 256
+        if c.server.maxConnections == 0 {
+            c.server.maxConnections = max(64, min(1_000_000, available - reserved))
+        } else if available < c.server.maxConnections + reserved {
             log(
                 .warning,
-                "the open-file limit (\(lim.rlim_cur)) is below the \(need) that "
+                "the open-file limit (\(available)) is below the \(c.server.maxConnections + reserved) that "
                     + "server.maxConnections and cache.openFiles need; lower them or raise the limit")
         }
+        log(
+            .info,
+            "up to \(c.server.maxConnections) connections (open-file limit \(available), "
+                + "\(reserved) kept for cache files and the rest)", always: true)
     }
 
     /// One line of the event log, from `aspect serve`.
@@ -167,7 +180,8 @@ enum ServeCommand {
         s.workers = c.server.workers > 0 ? c.server.workers : 2 * cores
         s.eventLoops = c.server.eventLoops > 0 ? c.server.eventLoops : cores
         s.queueDepth = c.server.queueDepth
-        s.maxConnections = c.server.maxConnections
+        s.maxConnections = c.server.maxConnections > 0 ? c.server.maxConnections : 1024
+        s.minSendBytesPerSecond = c.server.minSendBytesPerSecond
         s.headerTimeoutMs = c.server.headerTimeoutMs
         s.idleTimeoutMs = c.server.idleTimeoutMs
         s.writeTimeoutMs = c.server.writeTimeoutMs

@@ -124,6 +124,13 @@ final class Metrics: Sendable {
             "aspect_connections_refused_total", "counter", "Connections answered 503 for server.maxConnections.",
             server.refused)
         out.metric(
+            "aspect_connections_shed_total", "counter",
+            "Connections given up for a newcomer while the table was full, by reason.",
+            ["idle", "answered", "slow_head", "slow_read"].map { (#"{reason="\#($0)"}"#, "\(server.shed[$0] ?? 0)") })
+        out.metric(
+            "aspect_slow_readers_cut_total", "counter",
+            "Answers cut for being read slower than server.minSendBytesPerSecond.", server.cutSlowReaders)
+        out.metric(
             "aspect_accept_paused_total", "counter",
             "Times an event loop stopped accepting because the process ran out of descriptors or memory.",
             server.acceptsPaused)

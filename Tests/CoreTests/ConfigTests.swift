@@ -88,7 +88,8 @@ import Testing
         // Each key, set from the environment, changes what the loaded configuration says.
         let values: [String: String] = [
             "server.host": "::1", "server.port": "1234", "server.workers": "7", "server.queueDepth": "9",
-            "server.maxConnections": "11", "server.headerTimeoutMs": "1500", "server.idleTimeoutMs": "2500",
+            "server.maxConnections": "11", "server.minSendBytesPerSecond": "2048", "server.headerTimeoutMs": "1500",
+            "server.idleTimeoutMs": "2500",
             "server.writeTimeoutMs": "3500", "server.drainTimeoutMs": "4500", "server.eventLoops": "3",
             "server.lingerTimeoutMs": "750", "server.acceptBackoffMs": "40", "images.rootCheckMs": "250",
             "images.watchChanges": "false",
@@ -227,7 +228,7 @@ import Testing
         Bad(key: "server.port", value: "65536", message: "must be an integer from 0 to 65535, got '65536'"),
         Bad(key: "server.workers", value: "-1", message: "must be an integer from 0 to 256"),
         Bad(key: "server.queueDepth", value: "0", message: "must be an integer from 1 to 100000"),
-        Bad(key: "server.maxConnections", value: "0", message: "must be an integer from 1 to 1000000"),
+        Bad(key: "server.maxConnections", value: "-1", message: "must be an integer from 0 to 1000000"),
         Bad(key: "server.headerTimeoutMs", value: "5", message: "must be an integer from 100 to 600000"),
         Bad(key: "server.idleTimeoutMs", value: "1.5", message: "must be an integer from 100 to 3600000"),
         Bad(key: "images.root", value: "", message: "must be a non-empty string"),

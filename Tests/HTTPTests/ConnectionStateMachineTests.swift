@@ -276,3 +276,85 @@ import Testing
         #expect(f.pass("heifload: ignoring nclx profile", now: 201) != nil, "memory is bounded: forgotten, written")
     }
 }
+
+/// Whom a full table gives up (issue 44), decided from the machines alone.
+@Suite struct SheddingTests {
+    typealias M = ConnectionStateMachine
+    static let s: UInt64 = 1_000_000_000
+    static let timeouts = M.Timeouts(
+        header: 10 * s, idle: 60 * s, write: 30 * s, linger: 5 * s, minSendBytesPerSecond: 1024, sendGrace: 5 * s)
+
+    @Test func eachStateIsACandidateOrNot() {
+        var m = M(now: 0, timeouts: Self.timeouts)
+        #expect(m.shedCandidate(now: 1)?.reason == .idle)
+        _ = m.bytesRead(now: 1 * Self.s, count: 100)
+        #expect(m.shedCandidate(now: 3 * Self.s)?.reason == .slowHead)
+        #expect(m.shedCandidate(now: 3 * Self.s)?.rate == 50, "100 bytes in 2 s")
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        #expect(m.shedCandidate(now: 3 * Self.s) == nil, "routing: never")
+        _ = m.routedToWork()
+        #expect(m.shedCandidate(now: 3 * Self.s) == nil, "rendering: never")
+        _ = m.responseReady(now: 4 * Self.s)
+        _ = m.wrote(done: false, bytes: 100_000, now: 4 * Self.s)
+        #expect(m.shedCandidate(now: 4 * Self.s + Self.s / 2) == nil, "100 KB in half a second: healthy")
+        #expect(m.shedCandidate(now: 6 * Self.s)?.reason == .slowRead, "nothing taken for a second and more")
+        #expect(m.shed() == .close && m.state == .closed, "an answer mid-way is cut, never reused")
+    }
+
+    @Test func aHeadStillArrivingIsTold408() {
+        var m = M(now: 0, timeouts: Self.timeouts)
+        _ = m.bytesRead(now: 1, count: 5)
+        #expect(m.shed() == .writeError(.requestTimeout, keepAlive: false))
+    }
+
+    @Test func lingeringIsAnswered() {
+        var m = M(now: 0, timeouts: Self.timeouts)
+        _ = m.bytesRead(now: 1, count: 5)
+        _ = m.parseFailed()
+        _ = m.wrote(done: true, now: 2)
+        #expect(m.state == .lingering && m.shedCandidate(now: 3)?.reason == .answered)
+    }
+
+    /// Idle ones oldest first, then answered ones, then the slowest head or answer.
+    @Test func theOrderOfChoice() {
+        func c(_ id: UInt64, _ reason: Shedding.Reason, rate: Double = 0, since: UInt64) -> Shedding.Candidate {
+            Shedding.Candidate(id: id, reason: reason, rate: rate, since: since)
+        }
+        let table = [
+            c(1, .slowRead, rate: 5, since: 1), c(2, .slowHead, rate: 3, since: 9), c(3, .answered, since: 5),
+            c(4, .idle, since: 8), c(5, .idle, since: 7),
+        ]
+        #expect(Shedding.choose(table)?.id == 5)
+        #expect(Shedding.choose(table.filter { $0.reason != .idle })?.id == 3)
+        #expect(Shedding.choose(table.filter { $0.rank == 2 })?.id == 2, "the lowest rate")
+        #expect(Shedding.choose([c(6, .slowHead, rate: 3, since: 2), c(7, .slowRead, rate: 3, since: 1)])?.id == 7)
+        #expect(Shedding.choose([]) == nil, "everyone busy: the newcomer is refused")
+    }
+
+    /// The floor cuts an answer read too slowly once the grace has passed; the write
+    /// timeout still cuts one read not at all.
+    @Test func theFloorCutsASlowAnswerAfterTheGrace() {
+        var m = M(now: 0, timeouts: Self.timeouts)
+        _ = m.bytesRead(now: 0, count: 40)
+        _ = m.requestParsed(keepAlive: true, isHead: false)
+        _ = m.respondedNow(now: 0)
+        _ = m.wrote(done: false, bytes: 1000, now: 0)
+        #expect(m.deadline == 5 * Self.s, "first checked when the grace ends")
+        #expect(m.timerFired(now: 5 * Self.s) == .close && m.cutForRate, "1000 bytes in 5 s")
+        // A client whose buffer took a lot at first and then nothing: cut on the next span.
+        var stalled = M(now: 0, timeouts: Self.timeouts)
+        _ = stalled.bytesRead(now: 0, count: 40)
+        _ = stalled.requestParsed(keepAlive: true, isHead: false)
+        _ = stalled.respondedNow(now: 0)
+        _ = stalled.wrote(done: false, bytes: 4 << 20, now: 0)
+        #expect(stalled.timerFired(now: 5 * Self.s) == .none, "4 MB in the first 5 s")
+        #expect(stalled.timerFired(now: 6 * Self.s) == .close && stalled.cutForRate, "none in the next second")
+        var fast = M(now: 0, timeouts: Self.timeouts)
+        _ = fast.bytesRead(now: 0, count: 40)
+        _ = fast.requestParsed(keepAlive: true, isHead: false)
+        _ = fast.respondedNow(now: 0)
+        _ = fast.wrote(done: false, bytes: 1 << 20, now: 0)
+        #expect(fast.timerFired(now: 5 * Self.s) == .none && !fast.cutForRate)
+        #expect(fast.deadline == 6 * Self.s, "checked again a second later")
+    }
+}

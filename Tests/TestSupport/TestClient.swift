@@ -16,10 +16,15 @@ public final class TestClient {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// `receiveBuffer`: the socket's receive buffer, set before the connection (a client
+    /// that reads slowly fills a small one soon).
+    public init(port: Int, timeoutSeconds: Int = 10, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = UInt16(port).bigEndian
@@ -95,6 +100,22 @@ public final class TestClient {
     /// Whether the server closes the connection (EOF) within the read timeout.
     public func closedByPeer() -> Bool {
         (try? fill()) == false
+    }
+
+    /// Reads and drops what arrives until the peer closes or resets (true), or `seconds`
+    /// pass with the connection still open (false).
+    public func closedByPeer(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while Date() < deadline {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n == 0 { return true }
+            if n < 0 {
+                guard errno == EAGAIN || errno == EWOULDBLOCK else { return true }
+                usleep(10_000)
+            }
+        }
+        return false
     }
 
     private func find(_ needle: [UInt8]) -> Int? {
