@@ -30,7 +30,9 @@ import Testing
 
     func shed(_ port: Int, _ reason: String) throws -> Int {
         let text = try ServiceTests.get(port, "/metrics").text
-        let line = text.split(separator: "\n").first { $0.hasPrefix("aspect_connections_shed_total{reason=\"\(reason)\"}") }
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix("aspect_connections_shed_total{reason=\"\(reason)\"}")
+        }
         return Int(line?.split(separator: " ").last ?? "") ?? -1
     }
 
@@ -38,7 +40,8 @@ import Testing
         let dir = try ServeProcess.sampleFolder("slow")
         var random = SystemRandomNumberGenerator()
         let noise = RawImage(
-            width: 2000, height: 2000, bands: 3, pixels: (0..<(2000 * 2000 * 3)).map { _ in UInt8.random(in: 0...255, using: &random) })
+            width: 2000, height: 2000, bands: 3,
+            pixels: (0..<(2000 * 2000 * 3)).map { _ in UInt8.random(in: 0...255, using: &random) })
         try Data(try ImageFile.encode(noise, as: .png)).write(to: dir.appendingPathComponent("images/noise.png"))
         let server = try ServeProcess(
             samples: dir, env: ["ASPECT_SERVER_MAXCONNECTIONS": "64", "ASPECT_SERVER_EVENTLOOPS": "1"])
