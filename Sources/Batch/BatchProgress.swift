@@ -38,27 +38,13 @@ public final class BatchProgress: Sendable {
 
         /// SPEC's object: `{"total", "hit", "made", "skipped", "failed", "seconds", "failures"}`.
         public var json: String {
-            func text(_ s: String) -> String {
-                var out = "\""
-                for u in s.unicodeScalars {
-                    switch u {
-                    case "\"": out += "\\\""
-                    case "\\": out += "\\\\"
-                    case "\n": out += "\\n"
-                    case "\r": out += "\\r"
-                    case "\t": out += "\\t"
-                    default:
-                        out += u.value < 0x20 ? String(format: "\\u%04x", u.value) : String(u)
-                    }
-                }
-                return out + "\""
-            }
-            let failures = self.failures.map {
-                "{\"target\": \(text($0.target)), \"status\": \(text($0.status)), \"error\": \(text($0.error))}"
-            }
-            return
-                "{\"total\": \(total), \"hit\": \(hit), \"made\": \(made), \"skipped\": \(skipped), \"failed\": \(failed), "
-                + "\"seconds\": \(String(format: "%.3f", seconds)), \"failures\": [\(failures.joined(separator: ", "))]}"
+            let object: [String: Any] = [
+                "total": total, "hit": hit, "made": made, "skipped": skipped, "failed": failed,
+                "seconds": (seconds * 1000).rounded() / 1000,
+                "failures": failures.map { ["target": $0.target, "status": $0.status, "error": $0.error] },
+            ]
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         }
     }
 

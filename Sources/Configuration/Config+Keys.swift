@@ -89,6 +89,32 @@ extension Config {
             "images.watchChanges",
             "a folder root's hits learn of changed sources from inotify, not a stat(2) each; false: stat every hit (network file systems)",
             \.images.watchChanges),
+        ConfigKey(
+            "images.fallback",
+            "an image shown in place of a missing or undecodable source: a path under images.root, or base64 data (else IMGPROXY_FALLBACK_IMAGE_DATA)"
+        ) { c, v, _ in
+            guard case .string(let t) = v, !t.utf8.contains(0), t.utf8.count <= 16 << 20 else {
+                return "must be a string"
+            }
+            c.images.fallback = t
+            if c.images.fallbackData == nil, !t.isEmpty {
+                if t.hasPrefix("/") || t.split(separator: "/").contains("..") {
+                    return
+                        "must be a path under images.root (no leading /, no ..) or base64 of a JPEG, PNG, GIF or WebP"
+                }
+            }
+            return nil
+        } read: {
+            $0.images.fallbackData != nil ? "(data, \($0.images.fallbackData?.count ?? 0) bytes)" : $0.images.fallback
+        },
+        .integer(
+            "images.fallbackStatus", 0...599,
+            "the fallback's status (0: the error's own; else IMGPROXY_FALLBACK_IMAGE_HTTP_CODE)",
+            \.images.fallbackStatus),
+        .integer(
+            "images.fallbackMaxAgeSeconds", 0...31_536_000,
+            "the fallback's Cache-Control max-age (else IMGPROXY_FALLBACK_IMAGE_TTL)",
+            \.images.fallbackMaxAgeSeconds),
         .string("cache.dir", "the folder results are kept in", allowEmpty: false, isPath: true, \.cache.dir),
         .bytes("cache.maxBytes", 0...(1 << 50), "the most the cache may hold (0: cache off)", \.cache.maxBytes),
         .integer(

@@ -1,4 +1,5 @@
 import Core
+import Foundation
 
 /// Aspect's configuration: every key of SPEC, with its built-in default.
 /// `Config+Loading.swift` layers the file, the environment and flags over these.
@@ -48,6 +49,22 @@ public struct Config: Equatable, Sendable {
         /// changed needs no stat(2); off for file systems whose changes inotify does not
         /// see (NFS and other network file systems, changes made on another host).
         public var watchChanges = true
+        /// imgproxy's fallback image: a path under the root, or the image itself as base64;
+        /// empty: none (errors stay errors).
+        public var fallback = ""
+        /// The fallback's status: 200, or 0 for the error's own (imgproxy's _HTTP_CODE).
+        public var fallbackStatus = 200
+        public var fallbackMaxAgeSeconds = 60
+
+        /// `fallback`'s image when it is data: base64 of a JPEG, PNG, GIF or WebP.
+        public var fallbackData: [UInt8]? {
+            guard fallback.count > 16, let data = Data(base64Encoded: fallback) else { return nil }
+            let b = [UInt8](data)
+            let magic: [[UInt8]] = [
+                [0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47], Array("GIF8".utf8), Array("RIFF".utf8),
+            ]
+            return magic.contains { b.starts(with: $0) } ? b : nil
+        }
 
         /// What names the rendering rules in the cache key: results made under other
         /// rules are other entries.
@@ -244,6 +261,9 @@ public struct Config: Equatable, Sendable {
         public static let variables: [(key: String, variable: String)] = [
             ("imgproxy.key", "IMGPROXY_KEY"), ("imgproxy.salt", "IMGPROXY_SALT"),
             ("imgproxy.signatureSize", "IMGPROXY_SIGNATURE_SIZE"),
+            ("images.fallback", "IMGPROXY_FALLBACK_IMAGE_DATA"),
+            ("images.fallbackStatus", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE"),
+            ("images.fallbackMaxAgeSeconds", "IMGPROXY_FALLBACK_IMAGE_TTL"),
         ]
     }
 

@@ -18,6 +18,12 @@ public struct HTTPHeaders: Sendable, Equatable {
         wire = nil
     }
 
+    /// `name` with this one value, in place of any it had.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.lowercased() == name.lowercased() }
+        append(name, value)
+    }
+
     /// The same fields, with their wire form made now rather than on every write.
     public func prepared() -> HTTPHeaders {
         var h = self

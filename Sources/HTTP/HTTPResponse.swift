@@ -21,6 +21,8 @@ public struct HTTPResponse: Sendable {
     public var body: Body
     /// Shown in the access log (for example `cache=HIT`), never sent.
     public var logNote: String?
+    /// An error answer's code (`not_found`, …), for a handler that acts on it.
+    public var errorCode: String?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: Body = .bytes([]), logNote: String? = nil) {
         self.status = status
@@ -46,7 +48,9 @@ public struct HTTPResponse: Sendable {
             + "\n"
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         for f in extra.fields { headers.append(f.name, f.value) }
-        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(body.utf8)))
+        var r = HTTPResponse(status: status, headers: headers, body: .bytes(Array(body.utf8)))
+        r.errorCode = code
+        return r
     }
 
     public static func error(_ e: HTTPError) -> HTTPResponse {

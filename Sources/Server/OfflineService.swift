@@ -25,7 +25,14 @@ final class OfflineService: Sendable {
         do throws(ImagingError) {
             try Vips.restrictLoaders(to: Set(config.images.formats))
             var thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
-            let sources = SourceRoot.store(config)
+            var sources = SourceRoot.store(config)
+            var fallback: ServiceHandler.Fallback?
+            switch FallbackWiring.wire(config, sources) {
+            case .success(let wired): (fallback, sources) = wired
+            case .failure(let e):
+                Console.error("aspect warm: \(e)")
+                return nil
+            }
             if let problem = sources.readinessProblem() {
                 Console.error("aspect warm: \(problem)")
                 return nil
@@ -42,7 +49,7 @@ final class OfflineService: Sendable {
             handler = ServiceHandler(
                 config: config, sources: sources, results: results,
                 renderer: LibvipsRenderer(thumbnailer: thumbnailer),
-                signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil)
+                signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil, fallback: fallback)
         } catch {
             Console.error("aspect warm: \(error)")
             return nil

@@ -52,8 +52,15 @@ enum ServeCommand {
         if let problem = results.problem {
             log(.warning, "serving uncached: \(problem)")
         }
-        let sources = SourceRoot.store(config)
+        var sources = SourceRoot.store(config)
         if let problem = sources.readinessProblem() { log(.warning, problem) }
+        var fallback: ServiceHandler.Fallback?
+        switch FallbackWiring.wire(config, sources) {
+        case .success(let wired): (fallback, sources) = wired
+        case .failure(let e):
+            log(.error, "\(e)")
+            return 2
+        }
         if let problem = WatermarkLoader.load(&config, into: &thumbnailer, from: sources) {
             log(.error, problem)
             return 2
@@ -77,7 +84,8 @@ enum ServeCommand {
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
                     config: config, sources: sources, results: results,
-                    renderer: renderer(config, imaging, serveArguments: args), signer: signer, demoPage: demoPage))
+                    renderer: renderer(config, imaging, serveArguments: args), signer: signer, demoPage: demoPage,
+                    fallback: fallback))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
             return 1

@@ -2,6 +2,7 @@ import Configuration
 import Core
 import Hashing
 import Imaging
+import Service
 import SourceStores
 import Stores
 import Syscalls
@@ -115,5 +116,33 @@ extension ImagingLimits {
         maxVideoSeconds = config.limits.maxVideoSeconds
         videoDefaultSeconds = config.video.defaultSeconds
         keepCopyright = config.output.keepCopyright
+    }
+}
+
+/// `images.fallback` (imgproxy's fallback image): what the handler shows in place of a
+/// missing or undecodable source, and the sources that can show it (data is written once
+/// into the cache folder and answered under a reserved name); nil when it is not set, or
+/// the problem when the data cannot be written.
+enum FallbackWiring {
+    static func wire(_ config: Config, _ sources: any SourceStore) -> Result<
+        (fallback: ServiceHandler.Fallback?, sources: any SourceStore), ConfigError
+    > {
+        let images = config.images
+        guard !images.fallback.isEmpty else { return .success((nil, sources)) }
+        var src = images.fallback
+        var store = sources
+        if let data = images.fallbackData {
+            guard let wrapped = FallbackDataSource(wrapping: sources, bytes: data, dir: config.cache.dir + "/fallback")
+            else {
+                return .failure(
+                    ConfigError(key: "images.fallback", message: "its data cannot be written under cache.dir"))
+            }
+            (src, store) = (FallbackDataSource.reservedName, wrapped)
+        }
+        return .success(
+            (
+                ServiceHandler.Fallback(
+                    src: src, status: images.fallbackStatus, maxAgeSeconds: images.fallbackMaxAgeSeconds), store
+            ))
     }
 }

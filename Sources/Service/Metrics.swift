@@ -36,6 +36,7 @@ final class Metrics: Sendable {
         var sourceHits = 0
         var sourceMisses = 0
         var fetchesAbandoned = 0
+        var fallbacks = 0
         var purges = 0
         var purged = 0
         var render = Histogram(bounds: Metrics.bounds)
@@ -63,6 +64,7 @@ final class Metrics: Sendable {
 
     /// A queued fetch was dropped: its client had gone.
     func fetchAbandoned() { counters.withLock { $0.fetchesAbandoned += 1 } }
+    func fallback() { counters.withLock { $0.fallbacks += 1 } }
 
     /// A request found its source known and current (or servable while re-checked), or not.
     func sourceCache(hit: Bool) {
@@ -117,6 +119,9 @@ final class Metrics: Sendable {
             out.metric("aspect_shared_upload_queue", "gauge", "Uploads waiting for the shared tier.", shared.queued)
         }
         out.metric("aspect_purged_variants_total", "counter", "Cached variants removed by purges.", c.purged)
+        out.metric(
+            "aspect_fallbacks_total", "counter",
+            "Answers given the fallback image (images.fallback) for a missing or undecodable source.", c.fallbacks)
         out.metric("aspect_queue_depth", "gauge", "Image jobs waiting for a worker.", server.queueDepth)
         out.metric("aspect_workers_busy", "gauge", "Workers rendering now.", server.workersBusy)
         out.metric("aspect_open_connections", "gauge", "Open client connections.", server.connections)

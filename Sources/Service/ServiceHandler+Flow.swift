@@ -18,8 +18,14 @@ extension ServiceHandler {
         return true
     }
 
-    /// The source's identity: known, or fetched first.
+    /// The source's identity: known, or fetched first; with `images.fallback`, its image in
+    /// place of a missing or undecodable source.
     func resolving(_ known: CheckedRequest) -> Route {
+        guard let fallback, !known.isFallback, known.endpoint == .thumb else { return resolvingSource(known) }
+        return withFallback(resolvingSource(known), known, fallback)
+    }
+
+    func resolvingSource(_ known: CheckedRequest) -> Route {
         let parsed = known.parsed
         switch sources.resolve(parsed.src) {
         case .failed(let failure):
@@ -47,6 +53,8 @@ extension ServiceHandler {
         var dialect = false
         /// The same URL's request as settled before, and on which version of the source.
         var settledBefore: (request: ThumbRequest, identity: SourceIdentity)?
+        /// The fallback image's request, standing in for a missing source.
+        var isFallback = false
     }
 
     /// The source is remote and not known current: fetched (or revalidated) on a fetch

@@ -27,6 +27,8 @@ public struct ServiceHandler: HTTPHandler {
     let thumborSettings: ThumborURL.Settings
     /// The page at `/` when `http.demoPage` is on; it runs on a worker.
     let demoPage: (@Sendable () -> HTTPResponse)?
+    /// `images.fallback`: shown in place of a missing or undecodable source.
+    let fallback: Fallback?
     let metrics = Metrics()
     let coalescer = Coalescer<Result<Rendered, ServiceFailure>>()
     /// Recently seen request targets and their keys, so a repeated URL skips parsing,
@@ -41,8 +43,9 @@ public struct ServiceHandler: HTTPHandler {
 
     public init(
         config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
-        signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil
+        signer: Signer?, demoPage: (@Sendable () -> HTTPResponse)? = nil, fallback: Fallback? = nil
     ) {
+        self.fallback = fallback
         self.config = config
         limits = config.requestLimits
         self.sources = sources

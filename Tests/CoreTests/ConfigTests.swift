@@ -131,6 +131,9 @@ import Testing
             "imgproxy.signatureSize": "16",
             "imgproxy.presets": #"{"card": "rs:fill:300:200/q:80"}"#,
             "thumbor.enabled": "true",
+            "images.fallback": "missing/placeholder.png",
+            "images.fallbackStatus": "404",
+            "images.fallbackMaxAgeSeconds": "120",
             "thumbor.securityKey": "(set)",
             "thumbor.allowUnsafe": "true",
             "watermarks":
