@@ -43,7 +43,8 @@ public final class BatchProgress: Sendable {
                 "seconds": (seconds * 1000).rounded() / 1000,
                 "failures": failures.map { ["target": $0.target, "status": $0.status, "error": $0.error] },
             ]
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            let data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         }
     }
