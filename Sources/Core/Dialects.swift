@@ -5,16 +5,20 @@
 public enum Dialects {
     /// Whether `request` must see the source's header before it has a key.
     public static func needsSource(_ request: ThumbRequest) -> Bool {
-        request.format == .source || request.imgproxy != nil || request.thumbor != nil
+        request.format == .source || request.imgproxy != nil || request.thumbor != nil || request.raw
+            || !request.passthrough.isEmpty
     }
 
     /// `request` settled by the source's header.
     public static func settle(_ request: ThumbRequest, source: SourceDescription, limits: RequestLimits)
         -> ThumbRequest
     {
-        request.thumbor != nil
+        var r =
+            request.thumbor != nil
             ? ThumborURL.settle(request, source: source, limits: limits)
             : ImgproxyURL.settle(request, source: source, limits: limits)
+        if r.raw || !r.passthrough.isEmpty { r.sourceFormat = source.format }
+        return r
     }
 
     /// `r` with the format its dialect keeps on this source when the URL names none.

@@ -31,6 +31,8 @@ extension ThumbRequest {
         if let blur { p.append(("blur", decimalString(blur))) }
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if grayscale { p.append(("grayscale", "1")) }
+        if raw { p.append(("raw", "1")) }
+        if !passthrough.isEmpty { p.append(("passthrough", passthrough.sorted().joined(separator: ","))) }
         if extend { p.append(("extend", "1")) }
         if faces { p.append(("faces", "1")) }
         if let pixelate { p.append(("pixelate", "\(pixelate)")) }

@@ -194,6 +194,27 @@ public struct ThumbRequest: Equatable, Sendable {
     public var thumbor: ThumborGeometry?
     /// thumbor's `grayscale()`.
     public var grayscale = false
+    /// `raw` (imgproxy's `raw`): the source's bytes, unprocessed (its type and limits
+    /// checked as for any source).
+    public var raw = false
+    /// `passthrough` (imgproxy's `skip_processing`): sources of these formats (loader
+    /// names), asked in their own format, are answered with their bytes unprocessed.
+    public var passthrough: [String] = []
+    /// The source's format, once its header is read (not part of the canonical form).
+    public var sourceFormat: String?
+
+    /// The formats `passthrough` may name: the raster formats whose bytes a browser shows
+    /// as they are (an SVG is drawn, never passed on as markup).
+    public static let passthroughFormats: Set<String> = ["jpeg", "png", "gif", "webp", "avif", "heif", "tiff", "jxl"]
+
+    /// Whether the answer is the source's own bytes: `raw`, or a `passthrough` format
+    /// asked in that format (or with none named).
+    public func answersSource(format source: String) -> Bool {
+        guard source != "svg" else { return false }
+        if raw { return true }
+        guard passthrough.contains(source) else { return false }
+        return format == .auto || format == .source || format.rawValue == source
+    }
     /// `q=auto`: the lowest quality that keeps the picture (SPEC: Efficiency).
     public var autoQuality = false
     /// imgproxy's `format_quality`: the quality by output format, where `q` is not given.

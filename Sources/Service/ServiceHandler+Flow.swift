@@ -129,6 +129,9 @@ extension ServiceHandler {
     /// The key for this version of the source: a hit, a 304, or a render.
     func identified(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
         let parsed = known.parsed
+        if known.endpoint == .thumb, let format = parsed.sourceFormat, parsed.answersSource(format: format) {
+            return sourceAnswer(known, identity, format: format)
+        }
         // For auto, what varies with the client is whether WebP is acceptable.
         var formatTag =
             parsed.format == .auto ? known.memoKey.autoTag : parsed.format.rawValue

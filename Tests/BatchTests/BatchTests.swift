@@ -113,7 +113,7 @@ import Testing
             let full = root + "/" + path
             try FileManager.default.createDirectory(
                 atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: full, contents: Data())
+            #expect(FileManager.default.createFile(atPath: full, contents: Data()))
         }
         #expect(WarmRequests.sources(matching: "*.jpg", under: root) == ["a.jpg"])
         #expect(WarmRequests.sources(matching: "**/*.jpg", under: root) == ["2024/05/d.jpg", "2024/c.jpg", "a.jpg"])

@@ -287,6 +287,26 @@ struct OptionReader {
                 let q = try int(written, args[i + 1], max: 100)
                 request.formatQuality[f.rawValue] = q == 0 ? nil : q
             }
+        case "raw":
+            try count(written, args, 0...1)
+            request.raw = args.isEmpty ? true : try bool(written, args[0])
+        case "skip_processing":
+            guard !args.isEmpty else { throw bad(written, args, "names the formats to pass through (skp:jpg:png)") }
+            var formats = Set(request.passthrough)
+            for a in args {
+                let names = [
+                    "jpg": "jpeg", "jpeg": "jpeg", "png": "png", "gif": "gif", "webp": "webp", "avif": "avif",
+                    "heic": "heif", "heif": "heif", "tiff": "tiff", "tif": "tiff", "jxl": "jxl",
+                ]
+                guard let f = names[a.lowercased()] else {
+                    throw bad(
+                        written, args,
+                        "names no format Aspect passes through (jpg, png, gif, webp, avif, heic, tiff, jxl; an SVG is drawn)"
+                    )
+                }
+                formats.insert(f)
+            }
+            request.passthrough = formats.sorted()
         case "max_bytes":
             try count(written, args, 1...1)
             let n = try int(written, args[0])

@@ -1,0 +1,67 @@
+import Foundation
+import Imaging
+import TestSupport
+import Testing
+
+/// imgproxy's `raw` and `skip_processing` and the native `passthrough` through the binary
+/// (SPEC: imgproxy URLs; issue 45): the source's bytes exactly, its type checked and its
+/// limits held, an ETag and a 304, and processing as usual where they do not apply.
+@Suite(.serialized) struct PassThroughTests {
+    let dir: URL
+    var images: URL { dir.appendingPathComponent("images") }
+
+    init() throws {
+        dir = try ServeProcess.sampleFolder("passthrough")
+    }
+
+    func source(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: images.appendingPathComponent(name))) }
+
+    @Test func theSourcesBytesExactly() throws {
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true"])
+        let jpeg = try source("landscape.jpg")
+        // skp:jpg on a JPEG with no format named (it keeps its own) or asked as JPEG.
+        for path in [
+            "/insecure/rs:fit:100:100/skp:jpg/plain/landscape.jpg",
+            "/insecure/skp:jpg:png/w:50/plain/landscape.jpg@jpg",
+        ] {
+            let r = try ServiceTests.get(server.port, path)
+            #expect(r.status == 200 && r.headers["content-type"] == "image/jpeg", "\(path): \(r.text.prefix(200))")
+            #expect(r.body == jpeg, "\(path): the source's bytes, unchanged")
+        }
+        // Another format asked: processed as usual.
+        let webp = try ServiceTests.get(server.port, "/insecure/rs:fit:100:100/skp:jpg/plain/landscape.jpg@webp")
+        #expect(webp.status == 200 && webp.headers["content-type"] == "image/webp")
+        #expect(try ImageFile.decode(webp.body).width == 100)
+        // raw: whatever the options, the bytes.
+        let raw = try ServiceTests.get(server.port, "/insecure/raw:1/rs:fill:10:10/plain/logo.png")
+        let logo = try source("logo.png")
+        #expect(raw.status == 200 && raw.body == logo && raw.headers["content-type"] == "image/png")
+        // An ETag of this version of the source, and a 304 for it.
+        let etag = try #require(raw.headers["etag"])
+        let again = try ServiceTests.get(
+            server.port, "/insecure/raw:1/rs:fill:10:10/plain/logo.png", headers: ["If-None-Match": etag])
+        #expect(again.status == 304)
+        // The native form.
+        let native = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=120&passthrough=jpeg,png")
+        #expect(native.status == 200 && native.body == jpeg)
+        let other = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=120&passthrough=png&format=jpeg")
+        #expect(other.status == 200 && other.body != jpeg)
+        #expect(try ImageFile.decode(other.body).width == 120)
+        // An SVG is never passed on as markup: drawn as usual.
+        let svg = try ServiceTests.get(server.port, "/insecure/raw:1/w:64/plain/badge.svg@png")
+        #expect(svg.status == 200 && svg.headers["content-type"] == "image/png")
+        #expect(try ServiceTests.get(server.port, "/thumb?src=badge.svg&passthrough=svg").status == 400)
+        #expect(try ServiceTests.get(server.port, "/insecure/skp:bmp/plain/landscape.jpg").status == 400)
+    }
+
+    /// The source limits and type checks hold: over the byte limit a 413, not an image a 415.
+    @Test func limitsHold() throws {
+        try Array("not an image at all".utf8).withUnsafeBytes {
+            try Data($0).write(to: images.appendingPathComponent("fake.jpg"))
+        }
+        let server = try ServeProcess(
+            samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true", "ASPECT_LIMITS_MAXSOURCEBYTES": "10000"])
+        #expect(try ServiceTests.get(server.port, "/insecure/raw:1/plain/landscape.jpg").status == 413)
+        #expect(try ServiceTests.get(server.port, "/insecure/raw:1/plain/fake.jpg").status == 415)
+    }
+}
