@@ -42,6 +42,9 @@ public struct SourceReading: Equatable, Sendable, Codable {
     public var autoRotate: Bool
     /// `/info`: the faces in the picture too (SPEC: Faces).
     public var faces: Bool
+    /// `profile=keep` (imgproxy's `strip_color_profile:0`): an RGB source's embedded profile
+    /// kept, its pixels not converted to sRGB.
+    public var keepProfile = false
 
     public init(page: Int = 1, trim: Trim? = nil, autoRotate: Bool = true, faces: Bool = false) {
         self.page = page
@@ -55,6 +58,8 @@ extension ThumbRequest {
     /// What the renderer needs to read the source for this request.
     /// `/info` finds faces when asked (`faces=1`) and when the gravity is `face`.
     public var reading: SourceReading {
-        SourceReading(page: page, trim: trim, autoRotate: autoRotate, faces: faces || gravity == .face)
+        var r = SourceReading(page: page, trim: trim, autoRotate: autoRotate, faces: faces || gravity == .face)
+        r.keepProfile = keepProfile
+        return r
     }
 }

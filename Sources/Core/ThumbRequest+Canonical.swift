@@ -32,6 +32,7 @@ extension ThumbRequest {
         if let sharpen { p.append(("sharpen", decimalString(sharpen))) }
         if grayscale { p.append(("grayscale", "1")) }
         if raw { p.append(("raw", "1")) }
+        if keepProfile { p.append(("profile", "keep")) }
         if !passthrough.isEmpty { p.append(("passthrough", passthrough.sorted().joined(separator: ","))) }
         if extend { p.append(("extend", "1")) }
         if faces { p.append(("faces", "1")) }

@@ -3,7 +3,7 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "passthrough", "sig",
+        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "passthrough", "profile", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -69,6 +69,13 @@ extension ThumbRequest {
                 : n.count == 1
                     ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
                     : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
+        }
+        if let v = values["profile"] {
+            switch v {
+            case "keep": r.keepProfile = true
+            case "srgb": r.keepProfile = false
+            default: throw .badParam("profile \(quoted(v)) must be srgb (converted, the default) or keep")
+            }
         }
         if let v = values["passthrough"] {
             let names = v.split(separator: ",", omittingEmptySubsequences: false).map {

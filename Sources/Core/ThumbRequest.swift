@@ -200,6 +200,9 @@ public struct ThumbRequest: Equatable, Sendable {
     /// `passthrough` (imgproxy's `skip_processing`): sources of these formats (loader
     /// names), asked in their own format, are answered with their bytes unprocessed.
     public var passthrough: [String] = []
+    /// `profile=keep` (imgproxy's `strip_color_profile:0`): the source's ICC profile kept in
+    /// the result, its pixels not converted to sRGB.
+    public var keepProfile = false
     /// The source's format, once its header is read (not part of the canonical form).
     public var sourceFormat: String?
 

@@ -31,14 +31,16 @@ enum Encoder {
     /// the asked quality (thumbor's `max_bytes`). PNG and GIF have no quality to lower.
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
-        keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false
+        keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false,
+        profile: [UInt8]? = nil
     ) throws(ImagingError) -> Encoded {
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
         func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation?) throws(ImagingError)
             -> [UInt8]
         {
-            try Encoder.encode(image, format: format, quality: quality, animation: animation, rights: rights)
+            try Encoder.encode(
+                image, format: format, quality: quality, animation: animation, rights: rights, profile: profile)
         }
         var chosen: Encoded?
         // Decoded once: every encode below reads the same pixels, not the pipeline again.
@@ -172,7 +174,8 @@ enum Encoder {
     /// One encode with no metadata but `rights`, when given (where the format carries
     /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
     static func encode(
-        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil
+        _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil,
+        profile: [UInt8]? = nil
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -180,10 +183,17 @@ enum Encoder {
         if format == .avif, !avifAvailable {
             throw ImagingError(.encode, unavailable)
         }
-        let image = try withoutMetadata(image)
+        var image = try withoutMetadata(image)
         rights?.apply(to: image)
-        // Strip unless there are rights to keep: the image now carries nothing else.
-        let strip: Int32 = rights == nil ? 1 : 0
+        // `profile=keep`: the source's profile, the only other field the image then carries.
+        if let profile, format != .gif {
+            let withProfile = image
+            image = try withProfile.then("profile") { input, out in
+                profile.withUnsafeBytes { cvips_set_icc_profile(input, out, $0.baseAddress, $0.count) }
+            }
+        }
+        // Strip unless there are rights or a profile to keep: the image carries nothing else.
+        let strip: Int32 = rights == nil && (profile == nil || format == .gif) ? 1 : 0
         if let animation {
             // On the stripped copy, which no one else holds: the savers read these.
             animation.delays.withUnsafeBufferPointer {
@@ -205,7 +215,7 @@ enum Encoder {
             throw ImagingError(
                 .encode, AspectError(.internalError, "encoding the image failed"), detail: Vips.takeError())
         }
-        return format == .webp && rights == nil ? WebPContainer.strippingMetadata(bytes) : bytes
+        return format == .webp && rights == nil && profile == nil ? WebPContainer.strippingMetadata(bytes) : bytes
     }
 
     /// A copy with every metadata field removed, as well as the savers' `strip`: what

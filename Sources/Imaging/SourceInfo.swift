@@ -14,6 +14,9 @@ public struct SourceInfo: Equatable, Sendable {
     public var bytes: Int64
     /// What its embedded ICC profile says of its colours.
     public var profile = ICCProfile.Kind.none
+    /// The embedded profile, kept for the result (`profile=keep`, an RGB source's other
+    /// than sRGB): its pixels are then not converted.
+    var keptProfile: [UInt8]?
     /// Frames of an animated source (GIF, WebP); 1 for a still one.
     public var frames = 1
     /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.

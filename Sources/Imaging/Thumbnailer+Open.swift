@@ -117,6 +117,12 @@ extension Thumbnailer {
             profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
             page: paged && page <= count ? page : 1)
         info.hdr = HDRCoding.of(file, format: format, page: info.page)
+        if reading.keepProfile, info.profile == .other, header.bands >= 3,
+            vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_sRGB
+                || vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_RGB16
+        {
+            info.keptProfile = header.iccProfile
+        }
         if !reading.autoRotate {
             // imgproxy's auto_rotate:0: the pixels as stored.
             info.size = stored

@@ -51,7 +51,7 @@ extension Thumbnailer {
         }
         return try Encoder.encode(
             image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
-            autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst)
+            autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile)
     }
 
     /// How the region of a plan is cut from the whole source, resized: the size the whole
@@ -159,7 +159,7 @@ extension Thumbnailer {
         let (width, height) = (Int32(size.width), Int32(size.height))
         let failOn = Int32(VIPS_FAIL_ON_ERROR.rawValue)
         let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
-        let toSRGB: Int32 = info.profile == .other ? 1 : 0
+        let toSRGB: Int32 = info.profile == .other && info.keptProfile == nil ? 1 : 0
         let noRotate: Int32 = info.noRotate ? 1 : 0
         var lazy = try decoding {
             shrink > 1

@@ -128,10 +128,11 @@ import Testing
     }
 
     /// 4: a client still sending when the server answers 431 (or 503 for too many
-    /// connections) reads the whole answer: the server half-closes and drops what else
-    /// comes, rather than closing over unread bytes, which the kernel answers with a reset.
+    /// connections, every one mid-render) reads the whole answer: the server half-closes and
+    /// drops what else comes, rather than closing over unread bytes, which the kernel
+    /// answers with a reset.
     @Test func aClientThatSends64KBOfHeadersReadsTheWholeAnswer() throws {
-        let s = try serve(["ASPECT_SERVER_MAXCONNECTIONS": "2"])
+        let s = try serve(["ASPECT_SERVER_MAXCONNECTIONS": "2", "ASPECT_SERVER_WORKERS": "1"])
         let head = "GET /healthz HTTP/1.1\r\nHost: x\r\n"
         let pad = (0..<640).map { "X-Pad-\($0): \(String(repeating: "a", count: 90))\r\n" }.joined() + "\r\n"
         let bytes = Array((head + pad).utf8)
@@ -149,7 +150,12 @@ import Testing
         #expect(r.text.contains("headers_too_large"))
         #expect(c.closedByPeer())
 
-        let holders = try (0..<2).map { _ in try TestClient(port: s.port) }
+        // Two renders that take a while (one waits for the one worker): none can be given up.
+        let holders = try (0..<2).map { i in
+            let c = try TestClient(port: s.port, timeoutSeconds: 60)
+            try c.send(TestClient.get("/thumb?src=landscape.jpg&w=\(4000 - i)&upscale=1&format=png"))
+            return c
+        }
         usleep(100_000)
         let refused = try TestClient(port: s.port)
         try sendSlowly(refused)

@@ -65,3 +65,36 @@ import Testing
         #expect(try ServiceTests.get(server.port, "/insecure/raw:1/plain/fake.jpg").status == 415)
     }
 }
+
+/// imgproxy's `strip_color_profile` and the native `profile` (SPEC: imgproxy URLs; issue
+/// 45): `scp:0` keeps an Adobe RGB source's profile in a JPEG result, its pixels as stored;
+/// `scp:1`, the default, converts to sRGB and embeds nothing.
+@Suite(.serialized) struct ColourProfileServiceTests {
+    /// Adobe RGB (1998)'s primaries, adapted to D50 as its profile stores them.
+    static let adobeRGB: ICCProfileMaker.Colorants = [
+        [0.6097, 0.3111, 0.0195], [0.2053, 0.6257, 0.0609], [0.1492, 0.0632, 0.7446],
+    ]
+
+    @Test func scp0KeepsTheProfileAndScp1ConvertsToSRGB() throws {
+        let dir = try ServeProcess.sampleFolder("profile")
+        let profile = ICCProfileMaker.profile(Self.adobeRGB, description: "Adobe RGB (1998) primaries")
+        let raw = RawImage(width: 64, height: 64, filledWith: [200, 30, 30])
+        let jpeg = try ImageFile.encode(raw, as: .jpeg, quality: 95, profile: .tag(profile))
+        try Data(jpeg).write(to: dir.appendingPathComponent("images/adobe.jpg"))
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true"])
+        for path in ["/insecure/scp:0/w:32/plain/adobe.jpg@jpg", "/thumb?src=adobe.jpg&w=32&format=jpeg&profile=keep"] {
+            let kept = try ServiceTests.get(server.port, path)
+            #expect(kept.status == 200, "\(path)")
+            #expect(try ImageFile.iccProfile(kept.body) == profile, "\(path): the source's profile")
+            let p = try ImageFile.decode(kept.body).pixel(16, 16)
+            #expect(abs(Int(p[0]) - 200) <= 6 && abs(Int(p[1]) - 30) <= 6, "\(path): pixels as stored: \(p)")
+        }
+        for path in ["/insecure/scp:1/w:32/plain/adobe.jpg@jpg", "/thumb?src=adobe.jpg&w=32&format=jpeg"] {
+            let converted = try ServiceTests.get(server.port, path)
+            #expect(try ImageFile.iccProfile(converted.body) == nil, "\(path): no profile")
+            let p = try ImageFile.decode(converted.body).pixel(16, 16)
+            #expect(abs(Int(p[0]) - 200) > 6 || abs(Int(p[1]) - 30) > 6, "\(path): converted to sRGB: \(p)")
+        }
+        #expect(try ServiceTests.get(server.port, "/thumb?src=adobe.jpg&w=32&profile=cmyk").status == 400)
+    }
+}

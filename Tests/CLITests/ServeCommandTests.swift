@@ -121,6 +121,13 @@ import Testing
     }
 
     /// The soft open-file limit of process `pid`, from /proc.
+    static func hardOpenFileLimit(_ pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+        else { return nil }
+        return line.split(separator: " ").compactMap { Int($0) }.dropFirst().first
+    }
+
     static func softOpenFileLimit(_ pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
@@ -132,8 +139,8 @@ import Testing
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let aspect = Binary.built("aspect").path
-        // A soft limit of 300 under a higher hard one: raised to maxConnections (1024) +
-        // cache.openFiles (1000) + 256.
+        // A soft limit of 300 under a higher hard one: raised to the hard one (issue 44),
+        // and server.maxConnections sized from it.
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "ulimit -Sn 300 && exec '\(aspect)' serve --port 0 --images images --cache-dir cache"]
@@ -152,13 +159,16 @@ import Testing
             if let s = soft, s != 300, s != Self.softOpenFileLimit(getpid()) { break }
             usleep(50_000)
         }
-        #expect(soft == 2280, "soft open-file limit of the server: \(soft.map(String.init) ?? "unknown")")
+        let hard = Self.hardOpenFileLimit(p.processIdentifier)
+        #expect(
+            soft != nil && soft == hard, "soft open-file limit of the server: \(soft.map(String.init) ?? "unknown")")
         // A hard limit too low: the server says which keys to lower (then fails on the busy port).
         let busy = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images"])
         let low = Process()
         low.executableURL = URL(fileURLWithPath: "/bin/sh")
         low.arguments = [
-            "-c", "ulimit -Sn 400 && ulimit -Hn 400 && exec '\(aspect)' serve --port \(busy.port) --images images",
+            "-c",
+            "ulimit -Sn 400 && ulimit -Hn 400 && ASPECT_SERVER_MAXCONNECTIONS=1024 exec '\(aspect)' serve --port \(busy.port) --images images",
         ]
         low.currentDirectoryURL = dir
         low.environment = p.environment
@@ -169,5 +179,19 @@ import Testing
         low.waitUntilExit()
         #expect(low.terminationStatus == 1)
         #expect(text.contains("open-file limit (400) is below the 2280"), "\(text)")
+        // With the default (0), the table is sized from the limit, and said.
+        let sized = Process()
+        sized.executableURL = URL(fileURLWithPath: "/bin/sh")
+        sized.arguments = [
+            "-c", "ulimit -Sn 2000 && ulimit -Hn 2000 && exec '\(aspect)' serve --port \(busy.port) --images images",
+        ]
+        sized.currentDirectoryURL = dir
+        sized.environment = p.environment
+        let said = Pipe()
+        sized.standardError = said
+        try sized.run()
+        let words = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        sized.waitUntilExit()
+        #expect(words.contains("up to 744 connections (open-file limit 2000, 1256 kept"), "\(words)")
     }
 }
