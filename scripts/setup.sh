@@ -17,7 +17,8 @@ packages=(
 )
 # scripts/fetch-photos.sh makes the rotated portrait with jpegtran and exiftool.
 photo_tools=(libjpeg-turbo-progs libimage-exiftool-perl)
-[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl "${photo_tools[@]}")
+# heif-enc (libheif-examples) makes a HEIF with an embedded thumbnail for the tests.
+[ "${1:-}" = test ] && packages+=(chromium python3 python3-venv openssl libheif-examples "${photo_tools[@]}")
 [ "${1:-}" = photos ] && packages=("${photo_tools[@]}")
 missing=()
 for p in "${packages[@]}"; do

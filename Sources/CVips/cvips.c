@@ -129,10 +129,12 @@ void cvips_restrict_loaders(const char *const *allowed, int count) {
 
 const char *cvips_find_loader(VipsSource *source) { return vips_foreign_find_load_source(source); }
 
-int cvips_open_header(VipsSource *source, int page, VipsImage **out) {
-    char options[32] = "";
+int cvips_open_header(VipsSource *source, int page, int thumbnail, VipsImage **out) {
+    char options[48] = "";
     if (page > 0)
         g_snprintf(options, sizeof options, "page=%d", page);
+    if (thumbnail)
+        g_strlcat(options, options[0] ? ",thumbnail=true" : "thumbnail=true", sizeof options);
     *out = vips_image_new_from_source(source, options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     return *out ? 0 : -1;
 }
@@ -152,10 +154,12 @@ static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int 
 }
 
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
-                          int export_srgb, int no_rotate) {
+                          int export_srgb, int no_rotate, int thumbnail) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
-    // string does, with the page.
-    char options[64] = "";
+    // string does, with the page (and, for HEIF, the embedded thumbnail).
+    char options[80] = "";
+    if (thumbnail)
+        g_strlcat(options, "thumbnail=true,", sizeof options);
     if (fail_on == VIPS_FAIL_ON_ERROR)
         g_strlcat(options, "fail_on=error", sizeof options);
     if (page > 0) {

@@ -45,6 +45,9 @@ public struct SourceReading: Equatable, Sendable, Codable {
     /// `profile=keep` (imgproxy's `strip_color_profile:0`): an RGB source's embedded profile
     /// kept, its pixels not converted to sRGB.
     public var keepProfile = false
+    /// `thumbnail=embedded` (imgproxy's `enforce_thumbnail`): a HEIF/AVIF's embedded
+    /// thumbnail decoded in place of the picture, when it has one.
+    public var embeddedThumbnail = false
 
     public init(page: Int = 1, trim: Trim? = nil, autoRotate: Bool = true, faces: Bool = false) {
         self.page = page
@@ -60,6 +63,7 @@ extension ThumbRequest {
     public var reading: SourceReading {
         var r = SourceReading(page: page, trim: trim, autoRotate: autoRotate, faces: faces || gravity == .face)
         r.keepProfile = keepProfile
+        r.embeddedThumbnail = embeddedThumbnail
         return r
     }
 }

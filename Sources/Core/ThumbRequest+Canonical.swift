@@ -33,6 +33,7 @@ extension ThumbRequest {
         if grayscale { p.append(("grayscale", "1")) }
         if raw { p.append(("raw", "1")) }
         if keepProfile { p.append(("profile", "keep")) }
+        if embeddedThumbnail { p.append(("thumbnail", "embedded")) }
         if !passthrough.isEmpty { p.append(("passthrough", passthrough.sorted().joined(separator: ","))) }
         if extend { p.append(("extend", "1")) }
         if faces { p.append(("faces", "1")) }

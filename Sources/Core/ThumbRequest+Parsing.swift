@@ -3,7 +3,8 @@ extension ThumbRequest {
     public static let parameterNames: [String] = [
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
-        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "passthrough", "profile", "sig",
+        "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "passthrough", "profile", "thumbnail",
+        "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -69,6 +70,13 @@ extension ThumbRequest {
                 : n.count == 1
                     ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
                     : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
+        }
+        if let v = values["thumbnail"] {
+            switch v {
+            case "embedded": r.embeddedThumbnail = true
+            case "none": r.embeddedThumbnail = false
+            default: throw .badParam("thumbnail \(quoted(v)) must be embedded or none (the default)")
+            }
         }
         if let v = values["profile"] {
             switch v {

@@ -203,6 +203,9 @@ public struct ThumbRequest: Equatable, Sendable {
     /// `profile=keep` (imgproxy's `strip_color_profile:0`): the source's ICC profile kept in
     /// the result, its pixels not converted to sRGB.
     public var keepProfile = false
+    /// `thumbnail=embedded` (imgproxy's `enforce_thumbnail`): a HEIF/AVIF source's embedded
+    /// thumbnail decoded in place of the picture, when it has one (sizes planned on it).
+    public var embeddedThumbnail = false
     /// The source's format, once its header is read (not part of the canonical form).
     public var sourceFormat: String?
 

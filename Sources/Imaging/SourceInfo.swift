@@ -17,6 +17,8 @@ public struct SourceInfo: Equatable, Sendable {
     /// The embedded profile, kept for the result (`profile=keep`, an RGB source's other
     /// than sRGB): its pixels are then not converted.
     var keptProfile: [UInt8]?
+    /// The HEIF's embedded thumbnail is what is decoded (`thumbnail=embedded`).
+    var embeddedThumbnail = false
     /// Frames of an animated source (GIF, WebP); 1 for a still one.
     public var frames = 1
     /// Pages of a paged source (TIFF, HEIF, PDF); 1 for any other.

@@ -76,7 +76,7 @@ extension Thumbnailer {
         let unreadable = AspectError(
             .unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
         let first = input.memory == nil ? sniffed : try VSource(input, deadline: deadline)
-        var header = try VImage.make(.header, unreadable) { cvips_open_header(first.pointer, 0, $0) }
+        var header = try VImage.make(.header, unreadable) { cvips_open_header(first.pointer, 0, 0, $0) }
         // GIF and WebP pages are an animation's frames; TIFF, HEIF and PDF pages are pages
         // (SPEC: Source formats), drawn one at a time: the one asked for.
         let count = max(1, Int(vips_image_get_n_pages(header.pointer)))
@@ -84,7 +84,20 @@ extension Thumbnailer {
         let frames = paged ? 1 : count
         if paged, page > 1, page <= count {
             let source = try VSource(input, deadline: deadline)
-            header = try VImage.make(.header, unreadable) { cvips_open_header(source.pointer, Int32(page - 1), $0) }
+            header = try VImage.make(.header, unreadable) { cvips_open_header(source.pointer, Int32(page - 1), 0, $0) }
+        }
+        // `thumbnail=embedded` (imgproxy's enforce_thumbnail): a HEIF/AVIF's embedded
+        // thumbnail in place of the picture, when it has one; the geometry is planned on it.
+        var embedded = false
+        if reading.embeddedThumbnail, format == "heif" {
+            let source = try VSource(input, deadline: deadline)
+            let p = Int32(paged && page <= count ? page - 1 : 0)
+            if let thumb = try? VImage.make(.header, unreadable, { cvips_open_header(source.pointer, p, 1, $0) }),
+                thumb.size != header.size
+            {
+                (header, embedded) = (thumb, true)
+            }
+            _ = Vips.takeError()
         }
         let stored = header.size
         guard frames <= limits.maxAnimationFrames else {
@@ -117,6 +130,7 @@ extension Thumbnailer {
             profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
             page: paged && page <= count ? page : 1)
         info.hdr = HDRCoding.of(file, format: format, page: info.page)
+        info.embeddedThumbnail = embedded
         if reading.keepProfile, info.profile == .other, header.bands >= 3,
             vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_sRGB
                 || vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_RGB16

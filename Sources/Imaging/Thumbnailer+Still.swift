@@ -166,7 +166,8 @@ extension Thumbnailer {
                 ? cvips_thumbnail_jpeg_force(
                     source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB, noRotate)
                 : cvips_thumbnail_force(
-                    source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate)
+                    source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate,
+                    info.embeddedThumbnail ? 1 : 0)
         }
         if info.format == "pdf", lazy.hasAlpha {
             lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }

@@ -98,3 +98,41 @@ import Testing
         #expect(try ServiceTests.get(server.port, "/thumb?src=adobe.jpg&w=32&profile=cmyk").status == 400)
     }
 }
+
+/// imgproxy's `enforce_thumbnail` and the native `thumbnail=embedded` (SPEC: imgproxy URLs;
+/// issue 45): a HEIF's embedded thumbnail decoded in place of the picture, its sizes
+/// planned on the thumbnail; a HEIF without one is the picture as usual.
+@Suite(.serialized) struct EmbeddedThumbnailTests {
+    @Test func aHeifsEmbeddedThumbnailIsUsed() throws {
+        let dir = try ServeProcess.sampleFolder("eth")
+        let images = dir.appendingPathComponent("images")
+        // libheif's encoder: the 2400×1600 landscape with a 160×106 thumbnail, and without one.
+        for (name, thumb) in [("with.heic", ["-t", "160"]), ("without.heic", [])] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
+            p.arguments =
+                thumb + [
+                    "-q", "80", "-o", images.appendingPathComponent(name).path,
+                    images.appendingPathComponent("landscape.jpg").path,
+                ]
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "heif-enc \(name)")
+        }
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true"])
+        func size(_ path: String) throws -> (Int, Int) {
+            let r = try ServiceTests.get(server.port, path)
+            guard r.status == 200 else { throw TestError("\(path): \(r.status) \(r.text)") }
+            let img = try ImageFile.decode(r.body)
+            return (img.width, img.height)
+        }
+        // Fit in 100×100: the thumbnail (160×106) gives 100×66, the picture (2400×1600) 100×67.
+        #expect(try size("/insecure/eth:1/rs:fit:100:100/plain/with.heic@png") == (100, 66))
+        #expect(try size("/thumb?src=with.heic&w=100&h=100&thumbnail=embedded&format=png") == (100, 66))
+        #expect(try size("/insecure/rs:fit:100:100/plain/with.heic@png") == (100, 67))
+        #expect(try size("/insecure/eth:1/rs:fit:100:100/plain/without.heic@png") == (100, 67))
+        #expect(try size("/insecure/eth:1/rs:fit:100:100/plain/landscape.jpg@png") == (100, 67), "not a HEIF")
+        #expect(try ServiceTests.get(server.port, "/thumb?src=with.heic&w=100&thumbnail=yes").status == 400)
+    }
+}

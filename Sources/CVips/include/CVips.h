@@ -39,7 +39,7 @@ void cvips_restrict_loaders(const char *const *allowed, int count);
 const char *cvips_find_loader(VipsSource *source);
 
 /// Opens a source lazily: reads the header of `page` (from 0) only, decodes nothing.
-int cvips_open_header(VipsSource *source, int page, VipsImage **out);
+int cvips_open_header(VipsSource *source, int page, int thumbnail, VipsImage **out);
 
 /// The thumbnail of a file, resized to exactly width × height (size=force, so both axes
 /// are set), with shrink-on-load, EXIF autorotation, and CMYK to sRGB. export_srgb: an
@@ -48,7 +48,7 @@ int cvips_open_header(VipsSource *source, int page, VipsImage **out);
 /// the size needs, larger than its own size too.
 /// no_rotate: the pixels as stored, EXIF orientation not applied (imgproxy's auto_rotate:0).
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
-                          int export_srgb, int no_rotate);
+                          int export_srgb, int no_rotate, int thumbnail);
 
 /// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
 /// thumbnailed to exactly width × height as cvips_thumbnail_force does.

@@ -287,6 +287,9 @@ struct OptionReader {
                 let q = try int(written, args[i + 1], max: 100)
                 request.formatQuality[f.rawValue] = q == 0 ? nil : q
             }
+        case "enforce_thumbnail":
+            try count(written, args, 1...1)
+            request.embeddedThumbnail = try bool(written, args[0])
         case "strip_color_profile":
             try count(written, args, 1...1)
             request.keepProfile = try !bool(written, args[0])

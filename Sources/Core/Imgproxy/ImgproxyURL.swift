@@ -50,7 +50,7 @@ public struct ImgproxyURL: Sendable {
             ["keep_copyright", "kcr"], ["quality", "q"], ["format_quality", "fq"], ["max_bytes", "mb"],
             ["format", "f", "ext"], ["page", "pg"], ["video_thumbnail_second", "vts"], ["cachebuster", "cb"],
             ["expires", "exp"], ["filename", "fn"], ["return_attachment", "att"], ["preset", "pr"],
-            ["raw"], ["skip_processing", "skp"], ["strip_color_profile", "scp"],
+            ["raw"], ["skip_processing", "skp"], ["strip_color_profile", "scp"], ["enforce_thumbnail", "eth"],
         ]
         var m: [String: String] = [:]
         for g in groups { for n in g { m[n] = g[0] } }
