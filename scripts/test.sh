@@ -16,6 +16,8 @@ if [ ! -x "$venv/bin/moto_server" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q "moto[server]==5.2.5"
 fi
+# A real imgproxy client library (ImgproxyClientTests), pinned as the issue tried it.
+"$venv/bin/python" -c "import pyimgproxy" 2>/dev/null || "$venv/bin/pip" install -q "pyimgproxy==0.4"
 # Photographs with faces (gravity=face), from Debian and PyPI, beside the others.
 bash scripts/fetch-faces.sh "$venv/bin/pip"
 swift build --build-tests -Xswiftc -warnings-as-errors
