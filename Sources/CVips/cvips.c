@@ -156,10 +156,8 @@ static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int 
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
                           int export_srgb, int no_rotate, int thumbnail) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
-    // string does, with the page (and, for HEIF, the embedded thumbnail).
-    char options[80] = "";
-    if (thumbnail)
-        g_strlcat(options, "thumbnail=true,", sizeof options);
+    // string does, with the page.
+    char options[64] = "";
     if (fail_on == VIPS_FAIL_ON_ERROR)
         g_strlcat(options, "fail_on=error", sizeof options);
     if (page > 0) {
@@ -167,7 +165,21 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
         g_snprintf(p, sizeof p, "%spage=%d", options[0] ? "," : "", page);
         g_strlcat(options, p, sizeof options);
     }
-    return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options, no_rotate);
+    if (!thumbnail)
+        return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options, no_rotate);
+    // A HEIF's embedded thumbnail, loaded as the image and resized from there: given
+    // `thumbnail=true`, vips_thumbnail_source decodes the whole picture again (1.5 s where
+    // the thumbnail takes 40 ms on a 20-megapixel source).
+    g_strlcat(options, options[0] ? ",thumbnail=true" : "thumbnail=true", sizeof options);
+    VipsImage *small = vips_image_new_from_source(source, options, NULL);
+    if (!small)
+        return -1;
+    int r = export_srgb ? vips_thumbnail_image(small, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "export_profile", "srgb", "no_rotate", no_rotate, NULL)
+                        : vips_thumbnail_image(small, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "no_rotate", no_rotate, NULL);
+    g_object_unref(small);
+    return r;
 }
 
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
