@@ -32,7 +32,9 @@ import Testing
         let webp = try ServiceTests.get(server.port, "/insecure/rs:fit:100:100/skp:jpg/plain/landscape.jpg@webp")
         #expect(webp.status == 200 && webp.headers["content-type"] == "image/webp")
         #expect(try ImageFile.decode(webp.body).width == 100)
-        // raw: whatever the options, the bytes.
+        // raw: whatever the options, the bytes (a JPEG's, a PNG's).
+        let rawJPEG = try ServiceTests.get(server.port, "/insecure/raw:1/rs:fill:10:10/plain/landscape.jpg@webp")
+        #expect(rawJPEG.status == 200 && rawJPEG.body == jpeg && rawJPEG.headers["content-type"] == "image/jpeg")
         let raw = try ServiceTests.get(server.port, "/insecure/raw:1/rs:fill:10:10/plain/logo.png")
         let logo = try source("logo.png")
         #expect(raw.status == 200 && raw.body == logo && raw.headers["content-type"] == "image/png")
