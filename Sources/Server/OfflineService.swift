@@ -68,13 +68,8 @@ final class OfflineService: Sendable {
         case .failure(let e): return .failed(target: line, status: "\(e.status)", error: e.message)
         case .needMore: return .failed(target: line, status: "400", error: "not a request target")
         }
-        let answer = Answer()
-        switch handler.route(head, context: RequestContext(draining: false, server: NoServerFigures())) {
-        case .respond(let r): answer.respond(r)
-        case .work(let job): answer.respond(job())
-        case .deferred(let start): start(answer)
-        }
-        let r = answer.wait()
+        let r = ServiceHandler.run(
+            handler.route(head, context: RequestContext(draining: false, server: NoServerFigures())))
         switch r.status {
         case 200, 304:
             return r.headers["X-Cache"]?.uppercased().hasPrefix("HIT") == true ? .hit : .made
@@ -89,32 +84,6 @@ final class OfflineService: Sendable {
     func finish() {
         let until = Date().addingTimeInterval(60)
         while let f = results.sharedFigures, f.queued > 0, Date() < until { Thread.sleep(forTimeInterval: 0.05) }
-    }
-
-    /// The one answer of a request, from whichever thread gives it; work runs at once on
-    /// the thread that hands it over.
-    final class Answer: Responder, @unchecked Sendable {
-        /// `@unchecked Sendable`: `response` is guarded by `done`'s lock.
-        private let done = NSCondition()
-        private var response: HTTPResponse?
-
-        func respond(_ r: HTTPResponse) {
-            done.lock()
-            response = r
-            done.broadcast()
-            done.unlock()
-        }
-
-        func work(_ job: @escaping @Sendable () -> HTTPResponse) { respond(job()) }
-
-        var clientGone: Bool { false }
-
-        func wait() -> HTTPResponse {
-            done.lock()
-            defer { done.unlock() }
-            while response == nil { done.wait() }
-            return response ?? .text(500, "no answer")
-        }
     }
 
     /// No server: its figures are zero.

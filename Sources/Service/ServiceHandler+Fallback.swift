@@ -73,8 +73,9 @@ extension ServiceHandler {
         }
     }
 
-    /// A route's answer, here and now (on the worker that found the error).
-    static func run(_ route: Route) -> HTTPResponse {
+    /// A route's answer, here and now, on this thread (the worker that found the error;
+    /// `aspect warm --offline`'s).
+    public static func run(_ route: Route) -> HTTPResponse {
         switch route {
         case .respond(let r): return r
         case .work(let job): return job()
@@ -127,30 +128,33 @@ struct MappedResponder: Responder {
     var clientGone: Bool { base.clientGone }
 }
 
-/// Waits for the one answer of a deferred route; its work runs on the waiting thread.
-final class WaitingResponder: Responder, @unchecked Sendable {
+/// Waits for the one answer of a deferred route; its work runs on the waiting thread
+/// (the fallback's, and `aspect warm --offline`'s requests).
+public final class WaitingResponder: Responder, @unchecked Sendable {
     /// `@unchecked Sendable`: `response` and `job` are guarded by `done`'s lock.
     private let done = NSCondition()
     private var response: HTTPResponse?
     private var job: (@Sendable () -> HTTPResponse)?
 
-    func respond(_ r: HTTPResponse) {
+    public init() {}
+
+    public func respond(_ r: HTTPResponse) {
         done.lock()
         response = r
         done.broadcast()
         done.unlock()
     }
 
-    func work(_ job: @escaping @Sendable () -> HTTPResponse) {
+    public func work(_ job: @escaping @Sendable () -> HTTPResponse) {
         done.lock()
         self.job = job
         done.broadcast()
         done.unlock()
     }
 
-    var clientGone: Bool { false }
+    public var clientGone: Bool { false }
 
-    func wait() -> HTTPResponse {
+    public func wait() -> HTTPResponse {
         done.lock()
         while response == nil, job == nil { done.wait() }
         let (r, j) = (response, job)
