@@ -18,7 +18,7 @@ extension Config {
             \.server.maxConnections),
         .integer(
             "server.minSendBytesPerSecond", 0...1_000_000_000,
-            "an answer read slower than this (after its first 5 s) is cut (0: no floor)",
+            "an answer read slower than this over 5 s (from 5 s in) is cut (0: no floor)",
             \.server.minSendBytesPerSecond),
         .integer(
             "server.headerTimeoutMs", 100...600_000, "time a client has to send its request head, in ms",

@@ -281,11 +281,14 @@ struct ConnectionStateMachine: Sendable {
     mutating func timerFired(now: UInt64) -> Action {
         guard let d = deadline, now >= d else { return .none }
         if case .writing = state, blockedOnWrite, let until = writeDeadline {
-            if timeouts.minSendBytesPerSecond > 0, now - writeStarted >= timeouts.sendGrace {
-                // The span since the last check: read slower than the floor, cut (never an
-                // answer cut and then reused).
+            if timeouts.minSendBytesPerSecond > 0, now - writeStarted >= timeouts.sendGrace,
+                now - checkpoint.at >= judgedSpan
+            {
+                // Judged over spans as long as the grace (a second at least), so a client
+                // that pauses a moment is not cut: read slower than the floor over one, cut
+                // (never an answer cut and then reused).
                 let span = Double(now - checkpoint.at) / 1e9
-                let rate = span > 0 ? Double(progress - checkpoint.bytes) / span : .infinity
+                let rate = Double(progress - checkpoint.bytes) / span
                 checkpoint = (now, progress)
                 if rate < Double(timeouts.minSendBytesPerSecond) {
                     state = .closed
@@ -377,6 +380,9 @@ struct ConnectionStateMachine: Sendable {
         let span = Double(now - checkpoint.at) / 1e9
         return span >= 1 && Double(progress - checkpoint.bytes) / span < Double(timeouts.minSendBytesPerSecond)
     }
+
+    /// How long a span the send rate is judged over: the grace, a second at least.
+    private var judgedSpan: UInt64 { max(timeouts.sendGrace, Self.rateWindow) }
 
     private func nextRateCheck(_ now: UInt64) -> UInt64 {
         max(writeStarted + timeouts.sendGrace, now + Self.rateWindow)
