@@ -37,25 +37,13 @@ public enum WarmRequests {
         return sources.flatMap { s in withPresets.map { [("src", s)] + $0 } }
     }
 
+    static let keptInValues: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ",")]
+
     /// The query string of `pairs`, each value percent-encoded.
     public static func query(_ pairs: [(name: String, value: String)]) -> String {
-        pairs.map { "\($0.name)=\(encode($0.value))" }.joined(separator: "&")
-    }
-
-    /// A query value: unreserved characters, `/`, `:` and `,` as they are; the rest escaped.
-    static func encode(_ v: String) -> String {
-        var out = ""
-        for b in v.utf8 {
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ","):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += String(format: "%%%02X", b)
-            }
-        }
-        return out
+        // Core's encoder; `/`, `:` and `,` kept, as paths, ratios and lists read better so.
+        pairs.map { "\($0.name)=\(PercentEncoding.encode($0.value, keeping: Self.keptInValues))" }
+            .joined(separator: "&")
     }
 
     /// The files under `root` whose path below it matches `pattern` (`*` any characters

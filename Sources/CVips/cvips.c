@@ -153,6 +153,18 @@ static int thumbnail_forced(VipsSource *source, VipsImage **out, int width, int 
                                  "option_string", options, "no_rotate", no_rotate, NULL);
 }
 
+/// `loaded` resized to exactly width × height by vips_thumbnail_image, with the same
+/// rotation and colour handling as thumbnail_forced; `loaded` is released.
+static int thumbnail_loaded(VipsImage *loaded, VipsImage **out, int width, int height, int export_srgb,
+                            int no_rotate) {
+    int r = export_srgb ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "export_profile", "srgb", "no_rotate", no_rotate, NULL)
+                        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                               "no_rotate", no_rotate, NULL);
+    g_object_unref(loaded);
+    return r;
+}
+
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
                           int export_srgb, int no_rotate, int thumbnail) {
     // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
@@ -174,12 +186,7 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
     VipsImage *small = vips_image_new_from_source(source, options, NULL);
     if (!small)
         return -1;
-    int r = export_srgb ? vips_thumbnail_image(small, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                               "export_profile", "srgb", "no_rotate", no_rotate, NULL)
-                        : vips_thumbnail_image(small, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                               "no_rotate", no_rotate, NULL);
-    g_object_unref(small);
-    return r;
+    return thumbnail_loaded(small, out, width, height, export_srgb, no_rotate);
 }
 
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,
@@ -266,12 +273,7 @@ int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, i
     if (vips_jpegload_source(source, &loaded, "shrink", shrink, "fail_on", fail_on, "access",
                              VIPS_ACCESS_SEQUENTIAL, NULL))
         return -1;
-    int r = export_srgb ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                               "export_profile", "srgb", "no_rotate", no_rotate, NULL)
-                        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
-                                               "no_rotate", no_rotate, NULL);
-    g_object_unref(loaded);
-    return r;
+    return thumbnail_loaded(loaded, out, width, height, export_srgb, no_rotate);
 }
 
 int cvips_icc_profile(VipsImage *in, const void **data, size_t *length) {

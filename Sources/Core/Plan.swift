@@ -133,3 +133,23 @@ public struct Plan: Equatable, Sendable, Codable {
         return sourceHasAlpha
     }
 }
+
+extension Plan {
+    /// The same result as `other`: every size equal, every position within a pixel (SPEC: a
+    /// crop or placement may be off by one pixel). How a dialect's plan is held to the
+    /// native one before the two share a cache entry.
+    public func isSameResult(as other: Plan) -> Bool {
+        func near(_ x: Rect?, _ y: Rect?) -> Bool {
+            guard let x, let y else { return x == nil && y == nil }
+            return x.size == y.size && abs(x.x - y.x) <= 1 && abs(x.y - y.y) <= 1
+        }
+        // A window, region or placement the size of the whole image is none.
+        func window(_ p: Plan) -> Rect? { p.crop.flatMap { $0.size == p.resized ? nil : $0 } }
+        func region(_ p: Plan) -> Rect? { p.region.flatMap { $0.size == p.upright ? nil : $0 } }
+        func extended(_ p: Plan) -> Rect? { p.extended.flatMap { $0.size == p.canvas ? nil : $0 } }
+        let (a, b) = (self, other)
+        return a.output == b.output && a.resized == b.resized && a.canvas == b.canvas && near(window(a), window(b))
+            && near(region(a), region(b)) && near(extended(a), extended(b))
+            && (a.padding ?? .zero) == (b.padding ?? .zero) && a.rotate == b.rotate && a.flip == b.flip
+    }
+}

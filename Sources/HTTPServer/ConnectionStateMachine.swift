@@ -376,9 +376,16 @@ struct ConnectionStateMachine: Sendable {
     /// second over the span since the last check.
     private func isBelowFloor(_ now: UInt64) -> Bool {
         guard timeouts.minSendBytesPerSecond > 0 else { return false }
-        if now - lastWriteAt >= Self.rateWindow { return true }
+        return isStalled(now) || (spanRate(now).map { $0 < Double(timeouts.minSendBytesPerSecond) } ?? false)
+    }
+
+    /// Nothing handed to the kernel for a second.
+    private func isStalled(_ now: UInt64) -> Bool { now - lastWriteAt >= Self.rateWindow }
+
+    /// Bytes a second handed to the kernel since the last check, once that is a second ago.
+    private func spanRate(_ now: UInt64) -> Double? {
         let span = Double(now - checkpoint.at) / 1e9
-        return span >= 1 && Double(progress - checkpoint.bytes) / span < Double(timeouts.minSendBytesPerSecond)
+        return span >= 1 ? Double(progress - checkpoint.bytes) / span : nil
     }
 
     /// How long a span the send rate is judged over: the grace, a second at least.
@@ -398,9 +405,7 @@ struct ConnectionStateMachine: Sendable {
         case .lingering: return (.answered, 0)
         case .readingHead: return (.slowHead, rate(now))
         case .writing where blockedOnWrite && isBelowFloor(now):
-            let span = Double(now - checkpoint.at) / 1e9
-            let stalled = now - lastWriteAt >= Self.rateWindow
-            return (.slowRead, stalled || span <= 0 ? 0 : Double(progress - checkpoint.bytes) / span)
+            return (.slowRead, isStalled(now) ? 0 : spanRate(now) ?? 0)
         default: return nil
         }
     }

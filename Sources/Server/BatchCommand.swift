@@ -63,12 +63,11 @@ enum BatchCommand {
         let limits = config.requestLimits
         var requests: [ThumbRequest] = []
         for job in jobs {
-            do throws(AspectError) {
-                let query = [("src", "source")] + job.parameters + [("format", job.format.rawValue)]
-                let expanded = try config.parsedPresets.expand(QueryParameters(pairs: query), onlyPresets: false)
-                requests.append(try ThumbRequest.parse(expanded, limits: limits))
-            } catch {
-                return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))
+            switch ThumbCommand.request(
+                [("src", "source")] + job.parameters + [("format", job.format.rawValue)], config)
+            {
+            case .success(let r): requests.append(r)
+            case .failure(let e): return fail(2, e.message)
             }
         }
         var thumbnailer: Thumbnailer

@@ -1,3 +1,4 @@
+import Configuration
 import Core
 import Foundation
 import Imaging
@@ -78,12 +79,9 @@ enum ThumbCommand {
 
         guard case .loaded(var config) = ConfigCommand.load([]) else { return 2 }
         let request: ThumbRequest
-        do throws(AspectError) {
-            // A preset from the configuration's presets, as the service expands it.
-            let expanded = try config.parsedPresets.expand(QueryParameters(pairs: query), onlyPresets: false)
-            request = try ThumbRequest.parse(expanded, limits: config.requestLimits)
-        } catch {
-            return fail(2, error.message.replacingOccurrences(of: "src 'source'", with: "SRC"))
+        switch Self.request(query, config) {
+        case .success(let r): request = r
+        case .failure(let e): return fail(2, e.message)
         }
         do throws(ImagingError) {
             try Vips.restrictLoaders(to: Set(config.images.formats))
@@ -105,6 +103,19 @@ enum ThumbCommand {
             // Bad geometry for this source is the caller's to fix: a bad argument.
             let status: Int32 = error.error.code == .badParam ? 2 : 1
             return fail(status, "\(src): \(error.error.message)" + (error.detail.isEmpty ? "" : " (\(error.detail))"))
+        }
+    }
+
+    /// The request `pairs` (`src` first, as a stand-in) make, the configuration's presets
+    /// expanded as the service expands them; a refusal says SRC for the source.
+    static func request(_ pairs: [(name: String, value: String)], _ config: Config) -> Result<
+        ThumbRequest, ArgumentError
+    > {
+        do throws(AspectError) {
+            let expanded = try config.parsedPresets.expand(QueryParameters(pairs: pairs), onlyPresets: false)
+            return .success(try ThumbRequest.parse(expanded, limits: config.requestLimits))
+        } catch {
+            return .failure(ArgumentError(error.message.replacingOccurrences(of: "src 'source'", with: "SRC")))
         }
     }
 

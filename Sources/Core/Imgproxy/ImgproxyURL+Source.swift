@@ -65,7 +65,7 @@ extension ImgproxyURL {
         if source.isVector { asNative.upscale = true }
         guard let theirs = try? g.plan(source: source.size, request: r, isVector: source.isVector, limits: limits),
             let ours = try? Geometry.plan(source: source.size, request: asNative, limits: limits),
-            Self.samePlan(theirs, ours)
+            theirs.isSameResult(as: ours)
         else { return nil }
         return n
     }
@@ -172,21 +172,5 @@ extension ImgproxyURL {
         let (w, h) = (side(g.cropWidth, source.width), side(g.cropHeight, source.height))
         func at(_ a: Double, _ size: Double) -> Double { a == 0 ? 0 : a == 1 ? 1 - size : (1 - size) / 2 }
         return Region(x: at(anchor.x, w), y: at(anchor.y, h), width: w, height: h)
-    }
-
-    /// The same result: every size equal, every position within a pixel (SPEC: a crop or
-    /// placement may be off by one pixel).
-    static func samePlan(_ a: Plan, _ b: Plan) -> Bool {
-        func near(_ x: Rect?, _ y: Rect?) -> Bool {
-            guard let x, let y else { return x == nil && y == nil }
-            return x.size == y.size && abs(x.x - y.x) <= 1 && abs(x.y - y.y) <= 1
-        }
-        // A window the size of the whole image is no crop.
-        func window(_ p: Plan) -> Rect? { p.crop.flatMap { $0.size == p.resized ? nil : $0 } }
-        func region(_ p: Plan) -> Rect? { p.region.flatMap { $0.size == p.upright ? nil : $0 } }
-        func extended(_ p: Plan) -> Rect? { p.extended.flatMap { $0.size == p.canvas ? nil : $0 } }
-        return a.output == b.output && a.resized == b.resized && a.canvas == b.canvas && near(window(a), window(b))
-            && near(region(a), region(b)) && near(extended(a), extended(b))
-            && (a.padding ?? .zero) == (b.padding ?? .zero) && a.rotate == b.rotate && a.flip == b.flip
     }
 }

@@ -77,7 +77,7 @@ extension ThumborURL {
         }
         guard let theirs = try? g.plan(source: source.thumbor, request: r, limits: limits),
             let ours = try? Geometry.plan(source: source.size, request: n, limits: limits),
-            ImgproxyURL.samePlan(theirs, ours) || sameCut(theirs, ours)
+            theirs.isSameResult(as: ours) || sameCut(theirs, ours)
         else { return nil }
         return n
     }
