@@ -92,13 +92,19 @@ import Testing
             return
         }
         #expect(served == first)
+        // Every resolve while the check runs serves the kept copy again, and counts.
         var now = served
+        var servedStale = 1
         for _ in 0..<500 where now == first {
             usleep(10_000)
-            if case .ready(let identity) = store.resolve("files/b.jpg") { now = identity }
+            switch store.resolve("files/b.jpg") {
+            case .ready(let identity): now = identity
+            case .stale: servedStale += 1
+            default: break
+            }
         }
         #expect(now != first && origin.requests("/files/b.jpg") == 2, "the check brought the new version")
-        #expect(store.fetchFigures?.servedStale == 1)
+        #expect(store.fetchFigures?.servedStale == servedStale)
 
         // Past the stale time too: the request waits for the check.
         clock.advance(seconds: 400)
