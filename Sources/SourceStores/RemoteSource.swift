@@ -148,7 +148,15 @@ public final class RemoteSource: SourceStore {
     }
 
     public func fetch(_ src: String) -> Result<SourceIdentity, ServiceFailure> {
-        flights.run(src) { download(src) }.0
+        flights.run(src) {
+            // Brought by a flight that ended after this request was told to fetch: not asked again.
+            if let e = cache.entry(src), case .fresh = age(e.checkedAt, now: now()),
+                access(cache.bodyPath(e.record), F_OK) == 0
+            {
+                return .success(identity(e.record))
+            }
+            return download(src)
+        }.0
     }
 
     /// The version resolved, by its own file. Evicted meanwhile (a small source cache

@@ -159,7 +159,14 @@ import Testing
         let holders = try (0..<2).map { i in
             let c = try TestClient(port: s.port, timeoutSeconds: 60)
             try c.send(TestClient.get("/thumb?src=landscape.jpg&w=\(4000 - i)&upscale=1&format=png"))
-            usleep(150_000)
+            if i == 0 {
+                // Read and rendering (asked on the table's second place, free until now).
+                try HTTPOriginTests.waitUntil {
+                    ((try? ServiceTests.get(s.port, "/metrics").text) ?? "").contains("aspect_workers_busy 1")
+                }
+            } else {
+                usleep(500_000)  // the table is full: no /metrics to ask
+            }
             return c
         }
         let refused = try TestClient(port: s.port)
@@ -185,7 +192,13 @@ import Testing
             try c.send(TestClient.get("/thumb?src=big.jpg&w=\(3000 + i)&format=png"))
             return c
         }
-        usleep(150_000)
+        // Every request read (one rendering, five queued): an unread one's connection is idle,
+        // and a drain closes idle connections without an answer.
+        try HTTPOriginTests.waitUntil {
+            let m = (try? ServiceTests.get(s.port, "/metrics").text) ?? ""
+            return ["aspect_workers_busy", "aspect_queue_depth"].compactMap { ServiceTests.value(m, $0) }.reduce(0, +)
+                >= 6
+        }
         s.signal(SIGTERM)
         var statuses: [Int] = []
         for c in clients {

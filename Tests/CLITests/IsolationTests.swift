@@ -98,12 +98,12 @@ import Testing
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(miss.withLock { $0 } == 422, "the crashed render's request")
         // A new worker serves another source at once: within a second on a quiet machine
-        // (printed), two allowed for a debug build beside the rest of the suite.
+        // (printed), five allowed for a debug build beside the rest of the suite.
         let start = Date()
         #expect(try ServiceTests.get(server.port, "/thumb?src=square.webp&w=77").status == 200)
         let took = Date().timeIntervalSince(start)
         print("IsolationTests: after the crash (\(signal)), a new worker answered in \(Int(took * 1000)) ms")
-        #expect(took < 2)
+        #expect(took < 5, "a worker restarted within the processing timeout")
         stop.store(true, ordering: .relaxed)
         for _ in 0..<16 { finished.wait() }
         #expect(failures.load(ordering: .relaxed) == 0 && hits.load(ordering: .relaxed) > 0)

@@ -44,12 +44,23 @@ import Testing
         let serve = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images", "ASPECT_SERVER_WORKERS": "2"])
         let clients = try (0..<6).map { _ in try TestClient(port: serve.port, timeoutSeconds: 30) }
         for (i, c) in clients.enumerated() { try c.send(TestClient.get("/thumb?src=slow.png&w=\(100 + i)&format=png")) }
-        usleep(100_000)
-        serve.signal(SIGTERM)
-        usleep(100_000)
-        #expect(throws: TestError.self, "new connections are refused while draining") {
-            _ = try TestClient(port: serve.port)
+        // In flight means read by the server: rendering, queued or answered (a connection
+        // whose request was not read yet is idle, and the drain closes idle ones).
+        try HTTPOriginTests.waitUntil {
+            let m = (try? ServiceTests.get(serve.port, "/metrics").text) ?? ""
+            let names = [
+                "aspect_workers_busy", "aspect_queue_depth", #"aspect_requests_total{route="/thumb",status="200"}"#,
+            ]
+            return names.compactMap { ServiceTests.value(m, $0) }.reduce(0, +) >= 6
         }
+        serve.signal(SIGTERM)
+        // Refused once the signal is handled: asked until then, at most 5 s.
+        var refused = false
+        for _ in 0..<100 where !refused {
+            usleep(50_000)
+            refused = (try? TestClient(port: serve.port)) == nil
+        }
+        #expect(refused, "new connections are refused while draining")
         for (i, c) in clients.enumerated() {
             let r = try c.response()
             #expect(r.status == 200, "in-flight request \(i): \(r.status) \(r.text)")

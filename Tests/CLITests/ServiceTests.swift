@@ -240,10 +240,16 @@ import Testing
         let targets = (0..<50).map { "/thumb?src=landscape.jpg&w=\(400 + $0 * 7)&format=png" }
         let clients = try targets.map { _ in try TestClient(port: s.port, timeoutSeconds: 30) }
         for (c, t) in zip(clients, targets) { try c.send(TestClient.get(t)) }
-        usleep(400_000)
+        // Killed once the first render is stored (counted after it is), with most still queued.
+        let stored = #"aspect_requests_total{route="/thumb",status="200"}"#
+        try HTTPOriginTests.waitUntil { ((try? Self.get(s.port, "/metrics").text) ?? "").contains(stored) }
         s.signal(SIGKILL)
         _ = s.wait(seconds: 5)
         let restarted = try serve(["ASPECT_SERVER_WORKERS": "2"])
+        // Leftovers go in the background fill, which has ended when the gauge says 0.
+        try HTTPOriginTests.waitUntil {
+            ((try? Self.get(restarted.port, "/metrics").text) ?? "").contains("aspect_cache_indexing 0")
+        }
         let cache = dir.appendingPathComponent("cache")
         let leftovers = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter {
             $0.contains(".tmp-")

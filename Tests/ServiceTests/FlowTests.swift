@@ -425,7 +425,13 @@ import Testing
         left.gone.store(true, ordering: .relaxed)
         h.sources.gate.unlock()
         #expect(Answer(first.wait()).status == 200)
-        let metrics = h.get("/metrics").text
+        // Counted when the fetch thread reaches the dropped job, which may be after `first`
+        // is answered.
+        var metrics = h.get("/metrics").text
+        for _ in 0..<500 where !metrics.contains("aspect_source_fetches_abandoned_total 1\n") {
+            usleep(10_000)
+            metrics = h.get("/metrics").text
+        }
         #expect(metrics.contains("aspect_source_fetches_abandoned_total 1\n"), "\(metrics)")
         #expect(h.sources.fetches.load(ordering: .relaxed) == 1, "logo.png was never fetched")
     }
