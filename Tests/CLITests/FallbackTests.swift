@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Imaging
+import Synchronization
 import TestSupport
 import Testing
 
@@ -60,6 +62,44 @@ import Testing
         #expect(try size(r.body) == (50, 50))
         let damaged = try ServiceTests.get(server.port, "/thumb?src=damaged.jpg&w=40&format=png")
         #expect(damaged.status == 415 && damaged.headers["x-fallback"] == "1")
+    }
+
+    /// A decode that kills its render worker (the worker stopped while it holds the render,
+    /// then SIGSEGV, as IsolationTests does): the fallback, from a new worker; the source,
+    /// refused for a while after the crash, gets it again without another crash.
+    @Test func aDecodeThatCrashesItsWorkerGetsTheFallback() throws {
+        let server = try ServeProcess(
+            samples: dir, env: ["ASPECT_IMAGES_FALLBACK": "logo.png", "ASPECT_SERVER_WORKERS": "2"])
+        let port = server.port
+        #expect(try ServiceTests.get(port, "/thumb?src=portrait.jpg&w=50").status == 200)
+        let workers = IsolationTests.workers(of: server, count: 2)
+        #expect(workers.count == 2, "\(workers)")
+        for w in workers { kill(w, SIGSTOP) }
+        let target = "/thumb?src=landscape.jpg&w=120&format=png"
+        let answer = Mutex<TestClient.Response?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let r = try? ServiceTests.get(port, target)
+            answer.withLock { $0 = r }
+            done.signal()
+        }.start()
+        try HTTPOriginTests.waitUntil {
+            ((try? ServiceTests.get(port, "/metrics").text) ?? "").contains("aspect_workers_busy 1")
+        }
+        usleep(200_000)
+        for w in workers {
+            kill(w, SIGSEGV)
+            kill(w, SIGCONT)
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        let crashed = try #require(answer.withLock { $0 })
+        #expect(crashed.status == 200 && crashed.headers["x-fallback"] == "1", "\(crashed.status) \(crashed.text)")
+        #expect(try size(crashed.body) == (120, 120), "logo.png at the request's width")
+        #expect(try IsolationTests.restarts(server, "signal") >= 1)
+        let again = try ServiceTests.get(port, target)
+        #expect(again.status == 200 && again.headers["x-fallback"] == "1" && again.body == crashed.body)
+        let metrics = try ServiceTests.get(port, "/metrics").text
+        #expect(metrics.contains("aspect_fallbacks_total 2"), "\(metrics)")
     }
 
     @Test func withoutTheKeyErrorsStay() throws {
