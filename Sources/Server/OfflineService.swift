@@ -10,15 +10,17 @@ import SourceStores
 import Stores
 
 /// `aspect warm --offline`: the service's own handler in this process, on the configured
-/// sources and result store (`cache.dir`, and the shared tier when set), renders on this
-/// process's libvips. A request goes exactly as it would through the server: its route,
-/// its key, the store; only the socket is missing.
+/// sources and result store (`cache.dir`, and the shared tier when set), rendering where
+/// the server would (`server.isolation`: sandboxed worker processes, so a decoder that
+/// crashes costs its one request, not the run). A request goes exactly as it would through
+/// the server: its route, its key, the store; only the socket is missing.
 final class OfflineService: Sendable {
     let handler: ServiceHandler
     let results: any ResultStore
     let accept: String
 
-    init?(_ configuration: Config, accept: String) {
+    /// `configArguments`: the `--config FILE` the run was given, for the render workers.
+    init?(_ configuration: Config, configArguments: [String], accept: String) {
         self.accept = accept
         var config = configuration
         Vips.routeLog(debug: false) { _, _, _ in }
@@ -48,7 +50,8 @@ final class OfflineService: Sendable {
             }
             handler = ServiceHandler(
                 config: config, sources: sources, results: results,
-                renderer: LibvipsRenderer(thumbnailer: thumbnailer),
+                renderer: ServeCommand.renderer(
+                    config, thumbnailer, serveArguments: configArguments, announce: false),
                 signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil, fallback: fallback)
         } catch {
             Console.error("aspect warm: \(error)")

@@ -158,10 +158,13 @@ enum ServeCommand {
     }
 
     /// Where renders run (SPEC: Isolation): `server.workers` sandboxed worker processes
-    /// started from this binary with the same flags, or this process's libvips.
-    static func renderer(_ config: Config, _ thumbnailer: Thumbnailer, serveArguments: [String]) -> any Renderer {
+    /// started from this binary with the same configuration flags, or this process's
+    /// libvips. `aspect warm --offline` uses it too (`announce` false: its stderr is the bar).
+    static func renderer(
+        _ config: Config, _ thumbnailer: Thumbnailer, serveArguments: [String], announce: Bool = true
+    ) -> any Renderer {
         guard config.server.isolation == .process else {
-            log(.info, "renders run in this process (server.isolation=thread)", always: true)
+            if announce { log(.info, "renders run in this process (server.isolation=thread)", always: true) }
             return LibvipsRenderer(thumbnailer: thumbnailer)
         }
         let workers = serverConfiguration(config).workers
@@ -171,10 +174,12 @@ enum ServeCommand {
                 workers: workers,
                 deadlineMs: config.limits.processingTimeoutMs, poisonSeconds: config.limits.poisonSeconds,
                 log: { log(.warning, $0) }))
-        log(
-            .info,
-            "renders run in \(workers) sandboxed worker processes (server.isolation=process, "
-                + "limits.workerMemoryBytes \(config.limits.workerMemoryBytes))", always: true)
+        if announce {
+            log(
+                .info,
+                "renders run in \(workers) sandboxed worker processes (server.isolation=process, "
+                    + "limits.workerMemoryBytes \(config.limits.workerMemoryBytes))", always: true)
+        }
         return renderer
     }
 

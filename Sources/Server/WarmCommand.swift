@@ -50,8 +50,8 @@ enum WarmCommand {
         } catch {
             return fail(2, error.message + "\n\n" + usage)
         }
-        guard case .loaded(let config) = ConfigCommand.load(parsed.value("config").map { ["--config", $0] } ?? [])
-        else { return 2 }
+        let configArguments = parsed.value("config").map { ["--config", $0] } ?? []
+        guard case .loaded(let config) = ConfigCommand.load(configArguments) else { return 2 }
         let lines: [String]
         do throws(ArgumentError) {
             lines = try requests(parsed, config)
@@ -74,7 +74,9 @@ enum WarmCommand {
         let accept = parsed.value("accept") ?? "image/avif,image/webp,*/*"
         var offline: OfflineService?
         if parsed.switches.contains("offline") {
-            guard let service = OfflineService(config, accept: accept) else { return 1 }
+            guard let service = OfflineService(config, configArguments: configArguments, accept: accept) else {
+                return 1
+            }
             offline = service
             ask = { service.ask($0) }
         } else {

@@ -15,8 +15,10 @@ import Testing
     init() throws { dir = try ServeProcess.sampleFolder("isolation") }
 
     /// The service's render workers, by /proc: its children running `render-worker`.
-    static func workers(of server: ServeProcess) -> [pid_t] {
-        let pid = server.process.processIdentifier
+    static func workers(of server: ServeProcess) -> [pid_t] { workers(of: server.process.processIdentifier) }
+
+    /// The render workers of the `aspect` process `pid` (a service, or `aspect warm --offline`).
+    static func workers(of pid: pid_t) -> [pid_t] {
         // Each thread's children: a worker is started by whichever thread replaced one.
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         let children = tasks.map {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -158,6 +159,60 @@ import Testing
         let again = try warm([path, "--offline", "--json"])
         let second = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect(second["hit"] as? Int == 2, "a running service on the folder is no obstacle")
+    }
+
+    /// `--offline` renders in sandboxed worker processes, as the server does: a worker that
+    /// crashes mid-render (stopped while it holds one, then SIGSEGV) costs that request, a
+    /// 422 in `--failed`, and the run goes on to make every other.
+    @Test func offlineACrashedRenderCostsItsRequestAndTheRunGoesOn() throws {
+        // A file of its own per request: the crashed source is refused for a while after.
+        let images = dir.appendingPathComponent("images")
+        for i in 0..<40 {
+            try FileManager.default.copyItem(
+                at: images.appendingPathComponent("landscape.jpg"), to: images.appendingPathComponent("c\(i).jpg"))
+        }
+        let path = try list("crash.txt", (0..<40).map { "/thumb?src=c\($0).jpg&w=\(1200 + $0)&format=png" })
+        let failed = dir.appendingPathComponent("crash-failed.txt").path
+        let p = Process()
+        p.executableURL = Binary.built("aspect")
+        p.arguments = [
+            "warm", path, "--offline", "--concurrency", "1", "--progress", "none", "--json", "--failed", failed,
+        ]
+        p.currentDirectoryURL = dir
+        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
+            .merging(Self.env.merging(["ASPECT_SERVER_WORKERS": "1"]) { $1 }) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var workers: [pid_t] = []
+        for _ in 0..<500 where workers.isEmpty {
+            usleep(10_000)
+            workers = IsolationTests.workers(of: p.processIdentifier)
+        }
+        #expect(workers.count == 1, "one render worker under the warm process: \(workers)")
+        // Once a result is stored (the worker is rendering: one killed before its first job
+        // is replaced and costs nothing), stopped: the render it holds, or the next one
+        // handed to it, waits there.
+        let cache = dir.appendingPathComponent("cache").path
+        for _ in 0..<1000 {
+            let files = FileManager.default.enumerator(atPath: cache)?.allObjects as? [String] ?? []
+            if files.contains(where: { $0.hasSuffix(".png") }) { break }
+            usleep(10_000)
+        }
+        for w in workers { kill(w, SIGSTOP) }
+        usleep(300_000)
+        for w in workers {
+            kill(w, SIGSEGV)
+            kill(w, SIGCONT)
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 1, "\(String(decoding: stdout, as: UTF8.self))")
+        let summary = try #require(try JSONSerialization.jsonObject(with: stdout) as? [String: Any])
+        #expect(summary["made"] as? Int == 39 && summary["failed"] as? Int == 1, "\(summary)")
+        let lines = try String(contentsOfFile: failed, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("422 ") == true, "\(lines)")
     }
 
     @Test func badArgumentsAreExitTwo() throws {
