@@ -109,6 +109,24 @@ import Testing
         #expect(try Self.plan("/unsafe/fit-in/300x300/filters:fill(auto)/big.jpg").canvasFill == .mean)
     }
 
+    /// Every CSS colour name PIL's `ImageColor` knows (thumbor's colours go through it), any
+    /// case: values from CSS Color Module Level 4.
+    @Test func everyCSSColourName() throws {
+        #expect(NamedColors.all.count == 148)
+        for (name, rgb) in [
+            ("DarkSlateGray", (0x2F, 0x4F, 0x4F)), ("rebeccapurple", (0x66, 0x33, 0x99)),
+            ("lightgoldenrodyellow", (0xFA, 0xFA, 0xD2)), ("mediumspringgreen", (0x00, 0xFA, 0x9A)),
+            ("aliceblue", (0xF0, 0xF8, 0xFF)), ("yellowgreen", (0x9A, 0xCD, 0x32)),
+        ] {
+            let p = try Self.plan("/unsafe/fit-in/300x300/filters:fill(\(name))/big.jpg")
+            #expect(
+                p.canvasFill == .color(Color(red: UInt8(rgb.0), green: UInt8(rgb.1), blue: UInt8(rgb.2))), "\(name)")
+        }
+        #expect(throws: AspectError.self) {
+            try Self.plan("/unsafe/fit-in/300x300/filters:fill(darkslategrey2)/big.jpg")
+        }
+    }
+
     @Test func proportionScalesTheResult() throws {
         #expect(
             try Self.plan("/unsafe/300x200/filters:proportion(0.5)/big.jpg").output == Size(width: 150, height: 100))

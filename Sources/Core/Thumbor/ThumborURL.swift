@@ -243,12 +243,12 @@ public struct ThumborURL: Sendable {
         return nil
     }
 
-    /// A colour as thumbor's filters take it: hex without `#` (3, 6 or 8 digits), a
-    /// common CSS name, or `transparent`.
+    /// A colour as thumbor's filters take it: hex without `#` (3, 6 or 8 digits), a CSS
+    /// name (all 148), or `transparent`.
     static func color(_ f: ThumborPath.Filter, _ text: String) throws(AspectError) -> Color {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         if t == "transparent" { return .transparent }
-        if let c = cssNames[t] { return c }
+        if let c = NamedColors.all[t] { return c }
         let hex = t.hasPrefix("#") ? String(t.dropFirst()) : t
         let long = hex.count == 3 ? hex.map { "\($0)\($0)" }.joined() : hex
         guard long.count == 6 || long.count == 8, let c = Color(hex: long) else {
@@ -256,23 +256,4 @@ public struct ThumborURL: Sendable {
         }
         return c
     }
-
-    static let cssNames: [String: Color] = {
-        let table: [(String, UInt32)] = [
-            ("black", 0x000000), ("white", 0xFFFFFF), ("red", 0xFF0000), ("green", 0x008000), ("blue", 0x0000FF),
-            ("yellow", 0xFFFF00), ("cyan", 0x00FFFF), ("aqua", 0x00FFFF), ("magenta", 0xFF00FF),
-            ("fuchsia", 0xFF00FF), ("gray", 0x808080), ("grey", 0x808080), ("silver", 0xC0C0C0),
-            ("maroon", 0x800000), ("olive", 0x808000), ("lime", 0x00FF00), ("navy", 0x000080),
-            ("purple", 0x800080), ("teal", 0x008080), ("orange", 0xFFA500), ("pink", 0xFFC0CB),
-            ("brown", 0xA52A2A), ("gold", 0xFFD700), ("beige", 0xF5F5DC), ("ivory", 0xFFFFF0),
-            ("lightgray", 0xD3D3D3), ("lightgrey", 0xD3D3D3), ("darkgray", 0xA9A9A9), ("darkgrey", 0xA9A9A9),
-            ("whitesmoke", 0xF5F5F5), ("gainsboro", 0xDCDCDC), ("indigo", 0x4B0082), ("violet", 0xEE82EE),
-            ("coral", 0xFF7F50), ("salmon", 0xFA8072), ("khaki", 0xF0E68C), ("tan", 0xD2B48C),
-        ]
-        var m: [String: Color] = [:]
-        for (name, v) in table {
-            m[name] = Color(red: UInt8(v >> 16 & 0xFF), green: UInt8(v >> 8 & 0xFF), blue: UInt8(v & 0xFF))
-        }
-        return m
-    }()
 }
