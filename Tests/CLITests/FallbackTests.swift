@@ -74,22 +74,16 @@ import Testing
         #expect(try ServiceTests.get(port, "/thumb?src=portrait.jpg&w=50").status == 200)
         let workers = IsolationTests.workers(of: server, count: 2)
         #expect(workers.count == 2, "\(workers)")
-        for w in workers { kill(w, SIGSTOP) }
         let target = "/thumb?src=landscape.jpg&w=120&format=png"
         let answer = Mutex<TestClient.Response?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Thread {
-            let r = try? ServiceTests.get(port, target)
-            answer.withLock { $0 = r }
-            done.signal()
-        }.start()
-        try HTTPOriginTests.waitUntil {
-            ((try? ServiceTests.get(port, "/metrics").text) ?? "").contains("aspect_workers_busy 1")
-        }
-        usleep(200_000)
-        for w in workers {
-            kill(w, SIGSEGV)
-            kill(w, SIGCONT)
+        try IsolationTests.crash(workers) {
+            Thread {
+                let r = try? ServiceTests.get(port, target)
+                answer.withLock { $0 = r }
+                done.signal()
+            }.start()
+            try ServiceTests.waitForMetrics(port) { $0.contains("aspect_workers_busy 1") }
         }
         #expect(done.wait(timeout: .now() + 20) == .success)
         let crashed = try #require(answer.withLock { $0 })

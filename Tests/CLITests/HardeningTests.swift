@@ -161,9 +161,7 @@ import Testing
             try c.send(TestClient.get("/thumb?src=landscape.jpg&w=\(4000 - i)&upscale=1&format=png"))
             if i == 0 {
                 // Read and rendering (asked on the table's second place, free until now).
-                try HTTPOriginTests.waitUntil {
-                    ((try? ServiceTests.get(s.port, "/metrics").text) ?? "").contains("aspect_workers_busy 1")
-                }
+                try ServiceTests.waitForMetrics(s.port) { $0.contains("aspect_workers_busy 1") }
             } else {
                 usleep(500_000)  // the table is full: no /metrics to ask
             }
@@ -194,10 +192,8 @@ import Testing
         }
         // Every request read (one rendering, five queued): an unread one's connection is idle,
         // and a drain closes idle connections without an answer.
-        try HTTPOriginTests.waitUntil {
-            let m = (try? ServiceTests.get(s.port, "/metrics").text) ?? ""
-            return ["aspect_workers_busy", "aspect_queue_depth"].compactMap { ServiceTests.value(m, $0) }.reduce(0, +)
-                >= 6
+        try ServiceTests.waitForMetrics(s.port) {
+            ServiceTests.sum($0, ["aspect_workers_busy", "aspect_queue_depth"]) >= 6
         }
         s.signal(SIGTERM)
         var statuses: [Int] = []

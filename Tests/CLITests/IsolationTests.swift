@@ -42,6 +42,18 @@ import Testing
         return found
     }
 
+    /// Stops `workers`, runs `hold` (which hands one of them a render, and waits until it
+    /// is there), then kills them with `signal` mid-render.
+    static func crash(_ workers: [pid_t], with signal: Int32 = SIGSEGV, holding hold: () throws -> Void) rethrows {
+        for w in workers { kill(w, SIGSTOP) }
+        try hold()
+        usleep(200_000)
+        for w in workers {
+            kill(w, signal)
+            kill(w, SIGCONT)
+        }
+    }
+
     static func restarts(_ server: ServeProcess, _ reason: String) throws -> Int {
         let text = try ServiceTests.get(server.port, "/metrics").text
         let line = text.split(separator: "\n").first {
@@ -78,24 +90,16 @@ import Testing
                 finished.signal()
             }.start()
         }
-        for w in workers { kill(w, SIGSTOP) }
         let miss = Mutex<Int>(0)
         let done = DispatchSemaphore(value: 0)
-        Thread {
-            let r = try? ServiceTests.get(port, "/thumb?src=portrait.jpg&w=333")
-            miss.withLock { $0 = r?.status ?? -1 }
-            done.signal()
-        }.start()
-        // Until the miss is on an image thread (its worker stopped, it waits there).
-        for _ in 0..<500 {
-            let metrics = (try? ServiceTests.get(port, "/metrics").text) ?? ""
-            if metrics.contains("aspect_workers_busy 1") { break }
-            usleep(10_000)
-        }
-        usleep(200_000)
-        for w in workers {
-            kill(w, signal)
-            kill(w, SIGCONT)
+        Self.crash(workers, with: signal) {
+            Thread {
+                let r = try? ServiceTests.get(port, "/thumb?src=portrait.jpg&w=333")
+                miss.withLock { $0 = r?.status ?? -1 }
+                done.signal()
+            }.start()
+            // Until the miss is on an image thread (its worker stopped, it waits there).
+            for _ in 0..<500 where !ServiceTests.metrics(port).contains("aspect_workers_busy 1") { usleep(10_000) }
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(miss.withLock { $0 } == 422, "the crashed render's request")

@@ -38,9 +38,6 @@ import Testing
         return c
     }
 
-    /// The service's /metrics text, empty when it cannot be read.
-    static func metrics(_ port: Int) -> String { (try? get(port, "/metrics", within: 5).text) ?? "" }
-
     /// A GET that must be answered within `seconds` (the client gives up after).
     static func get(_ port: Int, _ target: String, within seconds: Int) throws -> TestClient.Response {
         let c = try TestClient(port: port, timeoutSeconds: seconds)
@@ -73,8 +70,8 @@ import Testing
         // The re-check went to the origin on its own lane, and answered 304 (counted once the
         // re-check thread has read the answer, which may be after the origin logged it).
         let notModified = #"aspect_source_fetches_total{outcome="not_modified"} 1"#
-        try HTTPOriginTests.waitUntil { Self.metrics(s.port).contains(notModified) }
-        let metrics = Self.metrics(s.port)
+        try ServiceTests.waitForMetrics(s.port) { $0.contains(notModified) }
+        let metrics = ServiceTests.metrics(s.port)
         #expect(metrics.contains(notModified) && origin.requests("/files/landscape.jpg", conditional: true) == 1)
         #expect(!metrics.contains("aspect_source_served_stale_total 0"), "\(metrics)")
         held.removeAll()
@@ -100,7 +97,7 @@ import Testing
         #expect(fresh.status == 200)
         #expect(origin.log.filter { $0.contains("/stall-head/gone-") }.isEmpty, "\(origin.log)")
         // Counted by the fetch threads as they reach each dropped job, maybe after `fresh`.
-        try HTTPOriginTests.waitUntil { Self.metrics(s.port).contains("aspect_source_fetches_abandoned_total 20") }
+        try ServiceTests.waitForMetrics(s.port) { $0.contains("aspect_source_fetches_abandoned_total 20") }
         _ = stalled
     }
 

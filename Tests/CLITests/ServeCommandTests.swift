@@ -46,13 +46,10 @@ import Testing
         for (i, c) in clients.enumerated() { try c.send(TestClient.get("/thumb?src=slow.png&w=\(100 + i)&format=png")) }
         // In flight means read by the server: rendering, queued or answered (a connection
         // whose request was not read yet is idle, and the drain closes idle ones).
-        try HTTPOriginTests.waitUntil {
-            let m = (try? ServiceTests.get(serve.port, "/metrics").text) ?? ""
-            let names = [
-                "aspect_workers_busy", "aspect_queue_depth", #"aspect_requests_total{route="/thumb",status="200"}"#,
-            ]
-            return names.compactMap { ServiceTests.value(m, $0) }.reduce(0, +) >= 6
-        }
+        let inFlight = [
+            "aspect_workers_busy", "aspect_queue_depth", #"aspect_requests_total{route="/thumb",status="200"}"#,
+        ]
+        try ServiceTests.waitForMetrics(serve.port) { ServiceTests.sum($0, inFlight) >= 6 }
         serve.signal(SIGTERM)
         // Refused once the signal is handled: asked until then, at most 5 s.
         var refused = false
@@ -175,34 +172,29 @@ import Testing
             soft != nil && soft == hard, "soft open-file limit of the server: \(soft.map(String.init) ?? "unknown")")
         // A hard limit too low: the server says which keys to lower (then fails on the busy port).
         let busy = try ServeProcess(dir: dir, env: ["ASPECT_IMAGES_ROOT": "images"])
-        let low = Process()
-        low.executableURL = URL(fileURLWithPath: "/bin/sh")
-        low.arguments = [
-            "-c",
-            "ulimit -Sn 400 && ulimit -Hn 400 && ASPECT_SERVER_MAXCONNECTIONS=1024 exec '\(aspect)' serve --port \(busy.port) --images images",
-        ]
-        low.currentDirectoryURL = dir
-        low.environment = p.environment
-        let err = Pipe()
-        low.standardError = err
-        try low.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        low.waitUntilExit()
-        #expect(low.terminationStatus == 1)
+        /// `aspect serve` on the busy port under an open-file limit of `files`: its exit
+        /// status and what it said.
+        func serveUnder(files: Int, _ env: String = "") throws -> (Int32, String) {
+            let sh = Process()
+            sh.executableURL = URL(fileURLWithPath: "/bin/sh")
+            sh.arguments = [
+                "-c",
+                "ulimit -Sn \(files) && ulimit -Hn \(files) && \(env) exec '\(aspect)' serve --port \(busy.port) --images images",
+            ]
+            sh.currentDirectoryURL = dir
+            sh.environment = p.environment
+            let err = Pipe()
+            sh.standardError = err
+            try sh.run()
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            sh.waitUntilExit()
+            return (sh.terminationStatus, text)
+        }
+        let (status, text) = try serveUnder(files: 400, "ASPECT_SERVER_MAXCONNECTIONS=1024")
+        #expect(status == 1)
         #expect(text.contains("open-file limit (400) is below the 2280"), "\(text)")
         // With the default (0), the table is sized from the limit, and said.
-        let sized = Process()
-        sized.executableURL = URL(fileURLWithPath: "/bin/sh")
-        sized.arguments = [
-            "-c", "ulimit -Sn 2000 && ulimit -Hn 2000 && exec '\(aspect)' serve --port \(busy.port) --images images",
-        ]
-        sized.currentDirectoryURL = dir
-        sized.environment = p.environment
-        let said = Pipe()
-        sized.standardError = said
-        try sized.run()
-        let words = String(decoding: said.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        sized.waitUntilExit()
+        let (_, words) = try serveUnder(files: 2000)
         #expect(words.contains("up to 744 connections (open-file limit 2000, 1256 kept"), "\(words)")
     }
 }

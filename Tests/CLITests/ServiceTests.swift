@@ -242,14 +242,12 @@ import Testing
         for (c, t) in zip(clients, targets) { try c.send(TestClient.get(t)) }
         // Killed once the first render is stored (counted after it is), with most still queued.
         let stored = #"aspect_requests_total{route="/thumb",status="200"}"#
-        try HTTPOriginTests.waitUntil { ((try? Self.get(s.port, "/metrics").text) ?? "").contains(stored) }
+        try Self.waitForMetrics(s.port) { $0.contains(stored) }
         s.signal(SIGKILL)
         _ = s.wait(seconds: 5)
         let restarted = try serve(["ASPECT_SERVER_WORKERS": "2"])
         // Leftovers go in the background fill, which has ended when the gauge says 0.
-        try HTTPOriginTests.waitUntil {
-            ((try? Self.get(restarted.port, "/metrics").text) ?? "").contains("aspect_cache_indexing 0")
-        }
+        try Self.waitForMetrics(restarted.port) { $0.contains("aspect_cache_indexing 0") }
         let cache = dir.appendingPathComponent("cache")
         let leftovers = (FileManager.default.enumerator(atPath: cache.path)?.allObjects as? [String] ?? []).filter {
             $0.contains(".tmp-")
@@ -264,6 +262,19 @@ import Testing
             #expect(img.width > 0, "\(t) decodes whole")
         }
         #expect(hits > 0 && hits < 50, "some renders finished before the kill, some did not: \(hits) hits")
+    }
+
+    /// The service's /metrics text, empty when it cannot be read.
+    static func metrics(_ port: Int) -> String { (try? get(port, "/metrics").text) ?? "" }
+
+    /// Polls /metrics until `done` holds of it (an issue after 10 s).
+    static func waitForMetrics(_ port: Int, until done: (String) -> Bool) throws {
+        try HTTPOriginTests.waitUntil { done(metrics(port)) }
+    }
+
+    /// The sum of the values of `names` in an exposition (those present).
+    static func sum(_ exposition: String, _ names: [String]) -> Double {
+        names.compactMap { value(exposition, $0) }.reduce(0, +)
     }
 
     static func value(_ exposition: String, _ name: String) -> Double? {

@@ -193,19 +193,14 @@ import Testing
         #expect(workers.count == 1, "one render worker under the warm process: \(workers)")
         // Once a result is stored (the worker is rendering: one killed before its first job
         // is replaced and costs nothing), stopped: the render it holds, or the next one
-        // handed to it, waits there.
+        // handed to it, waits there, and it is killed.
         let cache = dir.appendingPathComponent("cache").path
         for _ in 0..<1000 {
             let files = FileManager.default.enumerator(atPath: cache)?.allObjects as? [String] ?? []
             if files.contains(where: { $0.hasSuffix(".png") }) { break }
             usleep(10_000)
         }
-        for w in workers { kill(w, SIGSTOP) }
-        usleep(300_000)
-        for w in workers {
-            kill(w, SIGSEGV)
-            kill(w, SIGCONT)
-        }
+        IsolationTests.crash(workers) {}
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         #expect(p.terminationReason == .exit && p.terminationStatus == 1, "\(String(decoding: stdout, as: UTF8.self))")
