@@ -56,6 +56,17 @@ public enum Geometry {
         }
         var bw = round(css.width * r.dpr)
         var bh = round(css.height * r.dpr)
+        // `w` alone (or `h` alone): the other side follows the source from the given side
+        // in device pixels, not from the CSS box rounded and then multiplied, which would
+        // round it twice (333×111 at w=7, dpr=2.5: 18×6, never a squeezed 18×5).
+        // (fill and stretch make the box itself, as SPEC's box table and dpr give it.)
+        if r.ratio == nil, r.mode == .fit || r.mode == .pad, (r.width == nil) != (r.height == nil) {
+            if r.width != nil, let w = bw {
+                bh = round(w * Double(source.height) / Double(source.width)).map { max(1, $0) }
+            } else if let h = bh {
+                bw = round(h * Double(source.width) / Double(source.height)).map { max(1, $0) }
+            }
+        }
         // A box derived from the source alone (ratio alone, or nothing) is scaled down,
         // keeping its ratio, to fit maxDimension × maxDimension: `src=photo.jpg` on a
         // 6000-pixel photo is a 4096-wide image, not an error. Fitted in device pixels, so

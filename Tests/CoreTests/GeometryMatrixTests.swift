@@ -54,6 +54,11 @@ import Testing
         }
         bw = Double(r(bw * dpr))
         bh = Double(r(bh * dpr))
+        // fit and pad with one side given: the other follows the source from the given
+        // side in device pixels (SPEC: the scale, "never a distorted 18×5").
+        if mode == .fit || mode == .pad, g.ratio == nil, (g.w == nil) != (g.h == nil) {
+            if g.w != nil { bh = Double(r(bw * srcH / srcW)) } else { bw = Double(r(bh * srcW / srcH)) }
+        }
         // A box from the source alone is fitted into max × max, in device pixels.
         if g.w == nil, g.h == nil, bw > Double(max) || bh > Double(max) {
             let fit = min(Double(max) / bw, Double(max) / bh)
