@@ -5,7 +5,9 @@
 #    in-process describe with faces and without (aspect-bench faces, 20 each).
 # 2. Misses: the service with its result cache off, a 300×300 fill of medium.jpg (1920×1280,
 #    no face: the detector runs, then smart's cut) and of zidane.jpg (1280×720, two faces),
-#    gravity=face and gravity=smart, wrk -t1 -c2, rounds alternating, medians.
+#    gravity=face and gravity=smart, wrk -t1 -c2, rounds alternating, medians; and the
+#    face misses again on a service with faces.upsample=false (issue 50: what the second
+#    look on a copy twice as large costs a picture with no face).
 # 3. Hits: the same four URLs cached, wrk -t1 -c8, rounds alternating, medians.
 #
 #   bash bench/faces.sh
@@ -60,26 +62,29 @@ echo
 
 mkdir -p "$out/images"
 cp "$IMAGES/medium.jpg" "$FACES/zidane.jpg" "$out/images/"
-start() {  # name port cache-bytes
-  ASPECT_LOG_ACCESS=false ASPECT_CACHE_MAXBYTES="$3" setsid "$BIN" serve --port "$2" --images "$out/images" \
+start() {  # name port cache-bytes [upsample]
+  ASPECT_LOG_ACCESS=false ASPECT_CACHE_MAXBYTES="$3" ASPECT_FACES_UPSAMPLE="${4:-true}" setsid "$BIN" serve --port "$2" --images "$out/images" \
     --cache-dir "$out/cache-$1" >/dev/null 2>"$out/aspect-$1.log" &
   pids+=($!)
   wait_http "http://127.0.0.1:$2/healthz" 30
 }
 start misses 18410 0
 start hits 18411 1GiB
+start once 18412 0 false
 urls=()
 for src in medium.jpg zidane.jpg; do
   for g in smart face; do urls+=("$src $g|/thumb?src=$src&w=300&h=300&mode=fill&format=jpeg&gravity=$g"); done
+  urls+=("$src face, faces.upsample=false|/thumb?src=$src&w=300&h=300&mode=fill&format=jpeg&gravity=face")
 done
+missport() { case "$1" in *upsample=false*) echo 18412 ;; *) echo 18410 ;; esac; }
 for u in "${urls[@]}"; do
-  for port in 18410 18411; do
+  for port in $(missport "$u") 18411; do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port${u#*|}")" = 200 ] || { echo "${u#*|} failed" >&2; exit 1; }
   done
 done
 for r in $(seq "$ROUNDS"); do
   for i in "${!urls[@]}"; do
-    wrk -t1 -c2 -d"$DURATION" --latency "http://127.0.0.1:18410${urls[$i]#*|}" > "$out/miss-$i-$r.txt"
+    wrk -t1 -c2 -d"$DURATION" --latency "http://127.0.0.1:$(missport "${urls[$i]}")${urls[$i]#*|}" > "$out/miss-$i-$r.txt"
     wrk -t1 -c8 -d"$DURATION" --latency "http://127.0.0.1:18411${urls[$i]#*|}" > "$out/hit-$i-$r.txt"
   done
 done
@@ -100,11 +105,15 @@ def figures(kind, i):
     return statistics.median(rps), statistics.median(p50)
 for kind, title in (("miss", f"Misses (result cache off), wrk -t1 -c2"), ("hit", "Hits, wrk -t1 -c8")):
     print(f"{title}, {rounds} alternating rounds of {duration}, medians:\n")
-    print("| source, gravity | req/s | p50 | face / smart (p50) |")
-    print("|---|---:|---:|---:|")
+    print("| source, gravity | req/s | p50 | against smart (p50) | upsample on / off (p50) |")
+    print("|---|---:|---:|---:|---:|")
     f = [figures(kind, i) for i in range(len(names))]
     for i, name in enumerate(names):
-        ratio = f"{f[i][1] / f[i - 1][1]:.2f}×" if name.endswith("face") else ""
-        print(f"| {name} | {f[i][0]:.1f} | {f[i][1]:.2f} ms | {ratio} |")
+        if kind == "hit" and "upsample" in name:
+            continue
+        smart = names.index(name.split(" ")[0] + " smart")
+        ratio = f"{f[i][1] / f[smart][1]:.2f}×" if smart != i else ""
+        once = f"{f[i][1] / f[i + 1][1]:.2f}×" if name.endswith(" face") and kind == "miss" else ""
+        print(f"| {name} | {f[i][0]:.1f} | {f[i][1]:.2f} ms | {ratio} | {once} |")
     print()
 PY

@@ -218,6 +218,10 @@ extension Config {
         .decimal(
             "output.autoQualitySSIM", 0.5...1, "the SSIM of luma q=auto keeps against the unencoded result",
             \.output.autoQualitySSIM),
+        .boolean(
+            "faces.upsample",
+            "where gravity=face finds no face on the 640-pixel copy, look again on one twice as large (faces down to about 40 px)",
+            \.faces.upsample),
         .decimal(
             "video.defaultSeconds", 0...3600,
             "the moment of a video shown when t is not given (a shorter clip: its middle frame)",

@@ -151,6 +151,13 @@ public struct Config: Equatable, Sendable {
         public var previewFrameMs = Defaults.Video.previewFrameMs
     }
 
+    /// `gravity=face` (SPEC: Faces).
+    public struct Faces: Equatable, Sendable {
+        /// Where the first look finds no face, a second on a copy twice as large, so faces
+        /// about 40 pixels high on the 640-pixel copy are found (BENCHMARKS.md: its cost).
+        public var upsample = true
+    }
+
     public struct Security: Equatable, Sendable {
         /// When non-empty, every `/thumb` request needs a valid `sig`.
         public var signingKey = ""
@@ -231,6 +238,7 @@ public struct Config: Equatable, Sendable {
     public var http = HTTP()
     public var limits = Limits()
     public var video = Video()
+    public var faces = Faces()
     public var output = Output()
     public var security = Security()
     public var log = Log()

@@ -68,6 +68,9 @@ public struct ImagingLimits: Equatable, Sendable {
     public var videoDefaultSeconds = Defaults.Video.defaultSeconds
     /// `output.keepCopyright`: EXIF Copyright and Artist, XMP dc:rights and dc:creator kept.
     public var keepCopyright = false
+    /// `faces.upsample`: a second look for faces on a copy twice as large where the first
+    /// finds none.
+    public var faceUpsample = true
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Defaults.formats)

@@ -3,14 +3,12 @@ import CVips
 import Core
 
 // Faces (SPEC: Faces): found by dlib's frontal face detector on a copy of the upright
-// picture at most `Faces.detectionSide` pixels long.
+// picture at most `Faces.detectionSide` pixels long, and where that finds none (with
+// `faces.upsample`) on the same copy scaled up twice.
 extension Thumbnailer {
     /// The detector's score a face must pass: above dlib's 0, which on the test photos
     /// also scored a fold of a sleeve (0.12) while the faces scored 0.6 to 1.3.
     static let faceMinScore = 0.3
-    /// The shortest long side a render's own decode may have for the faces to be found on
-    /// it: dlib's detector finds faces of 80 pixels and up, a quarter of this.
-    static let faceReuseSide = 320
 
     /// The faces in the picture `info` describes (after its trim, upright), found on a copy
     /// at most `Faces.detectionSide` long: `/info`'s, and an animation's or a video's cut.
@@ -22,21 +20,19 @@ extension Thumbnailer {
 
     /// A still `gravity=face` fill's plan once the faces are known (SPEC: Faces), found on
     /// the render's own decode (`resized`, the plan's source scaled: no second decode)
-    /// when its long side is between `faceReuseSide` and `Faces.detectionSide` (shrunk to
-    /// that when longer); for a smaller render, on a copy of the source of its own.
+    /// shrunk to `Faces.detectionSide` when it is at least that long; for a smaller
+    /// render, on a copy of the source of its own at that size. So the cut looks where
+    /// `/info` looks: a 256-wide cut of a 983×1600 portrait decodes 256×417, where a face
+    /// 71 pixels high on the 640-pixel copy is 46 and was missed (issue 50).
     func centredOnFaces(_ resized: VImage, _ input: SourceInput, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
         throws(ImagingError) -> Plan
     {
-        let long = max(resized.width, resized.height)
-        guard long >= Self.faceReuseSide else {
+        guard max(resized.width, resized.height) >= Faces.detectionSide else {
             return plan.centred(onFaces: try findFaces(input, info, deadline: deadline))
         }
-        var copy = resized
-        if long > Faces.detectionSide {
-            let size = Self.fitting(resized.size, Faces.detectionSide)
-            copy = try resized.then("faces") {
-                cvips_thumbnail_image_force($0, $1, Int32(size.width), Int32(size.height))
-            }
+        let size = Self.fitting(resized.size, Faces.detectionSide)
+        let copy = try resized.then("faces") {
+            cvips_thumbnail_image_force($0, $1, Int32(size.width), Int32(size.height))
         }
         return plan.centred(onFaces: try detectFaces(copy, deadline: deadline), inResized: true)
     }
@@ -49,7 +45,10 @@ extension Thumbnailer {
             height: max(1, Int((Double(size.height) * scale).rounded())))
     }
 
-    /// The faces in `image`, as fractions of its width and height, the surest first.
+    /// The faces in `image`, as fractions of its width and height, the surest first: a
+    /// first look, and where it finds none and `limits.faceUpsample` is on, a second on
+    /// the copy scaled up twice by dlib's `pyramid_up` (its window is 80×80: this finds
+    /// faces down to about 40 pixels, at about four times the first look's cost).
     func detectFaces(_ decoded: VImage, deadline: Deadline) throws(ImagingError) -> [FaceBox] {
         var image = try Pipeline.toSRGB(decoded)
         if image.bands > 3 { image = try image.then("faces") { cvips_extract_band($0, $1, 0, 3) } }
@@ -62,10 +61,17 @@ extension Thumbnailer {
                 detail: "a copy of \(width)×\(height) with \(rgb.count) bytes")
         }
         var boxes = [cfaces_box](repeating: cfaces_box(), count: Faces.most)
-        let found = rgb.withUnsafeBufferPointer { pixels in
-            cfaces_detect(
-                pixels.baseAddress, Int32(width), Int32(height), Int32(width * 3), 0, Self.faceMinScore, &boxes,
-                Int32(Faces.most))
+        func look(upsample: Int32) -> Int32 {
+            rgb.withUnsafeBufferPointer { pixels in
+                cfaces_detect(
+                    pixels.baseAddress, Int32(width), Int32(height), Int32(width * 3), upsample, Self.faceMinScore,
+                    &boxes, Int32(Faces.most))
+            }
+        }
+        var found = look(upsample: 0)
+        if found == 0, limits.faceUpsample {
+            try deadline.check()
+            found = look(upsample: 1)
         }
         guard found >= 0 else {
             throw ImagingError(

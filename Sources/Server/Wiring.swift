@@ -116,6 +116,7 @@ extension ImagingLimits {
         maxVideoSeconds = config.limits.maxVideoSeconds
         videoDefaultSeconds = config.video.defaultSeconds
         keepCopyright = config.output.keepCopyright
+        faceUpsample = config.faces.upsample
     }
 }
 

@@ -149,6 +149,7 @@ extension ServiceHandler {
         // so are q=auto's settings where the quality is searched.
         var rendering = config.images.renderingTag
         if let mark = parsed.watermark.flatMap({ config.watermarks[$0] }) { rendering += " watermark=" + mark.digest }
+        if parsed.reading.faces, !config.faces.upsample { rendering += " faces=once" }
         if known.endpoint == .thumb, parsed.searchesQuality(limits) {
             rendering += " " + limits.autoQuality.description
         }

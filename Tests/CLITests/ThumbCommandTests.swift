@@ -50,8 +50,9 @@ import Testing
         #expect(img.width == width && img.height == height)
     }
 
-    /// `--gravity face` on a photograph of two men: the cut follows the face found (on the
-    /// right of the frame), not the centre.
+    /// `--gravity face` on a photograph of two men: the cut holds the face found (the man
+    /// on the right, columns 252–295 of the 356×200 picture), where the centre's does not;
+    /// the window read off the pixels against the whole picture at that scale.
     @Test func aFaceCutOnTheCommandLine() throws {
         let photo = try Photos.path("faces/zidane.jpg")
         for (out, gravity) in [("face.png", "face"), ("centre.png", "center")] {
@@ -59,9 +60,17 @@ import Testing
                 ["thumb", photo, path(out), "--h", "200", "--ratio", "1", "--mode", "fill", "--gravity", gravity])
             #expect(r.status == 0, "\(r.stderr)")
         }
-        let face = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("face.png")))))
-        let centre = try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path("centre.png")))))
-        #expect(face.width == 200 && face.height == 200 && face.pixels != centre.pixels)
+        #expect(try Binary.run(["thumb", photo, path("whole.png"), "--h", "200"]).status == 0)
+        func read(_ name: String) throws -> RawImage {
+            try ImageFile.decode(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name)))))
+        }
+        let (face, centre, whole) = (try read("face.png"), try read("centre.png"), try read("whole.png"))
+        #expect(face.width == 200 && face.height == 200 && whole.width == 356)
+        let (faceLeft, faceRight) = (0.708 * 356, (0.708 + 0.122) * 356)
+        let at = face.offset(in: whole)
+        #expect(at.meanDifference < 8 && Double(at.x) <= faceLeft && Double(at.x + 200) >= faceRight, "\(at)")
+        let middle = centre.offset(in: whole)
+        #expect(middle.x == 78 && Double(middle.x + 200) < faceRight, "\(middle)")
     }
 
     /// A vector in: an SVG drawn at the asked size, a PDF's page chosen by `--page`, and a

@@ -120,6 +120,7 @@ import Testing
             "output.autoQualityMax": "85",
             "output.autoQualitySSIM": "0.99",
             "video.previewFrameMs": "250",
+            "faces.upsample": "false",
             "server.isolation": "thread",
             "limits.workerMemoryBytes": "1073741824",
             "limits.poisonSeconds": "60",

@@ -12,7 +12,7 @@ import Testing
     /// Eileen Collins, frontal (scikit-image's astronaut.png, 512×512).
     static let astronaut = FaceBox(x: 0.348, y: 0.156, w: 0.180, h: 0.191)
     /// Grace Hopper, frontal (matplotlib's grace_hopper.jpg, 512×600).
-    static let hopper = FaceBox(x: 0.316, y: 0.277, w: 0.379, h: 0.267)
+    static let hopper = FacePortrait.hopper
     /// Two men on a touchline (ultralytics' zidane.jpg, 1280×720): the one on the right
     /// frontal; the one left of centre turned three-quarters and shouting, which a frontal
     /// detector misses (so do OpenCV's frontal cascades).
@@ -141,5 +141,67 @@ import Testing
     @Test func facesAreFoundOnTheUprightPicture() throws {
         let found = try Self.faces(try Self.photo("grace_hopper-turned.jpg"))
         #expect(found.count == 1 && found.map { Self.iou($0, Self.hopper) }.max() ?? 0 >= 0.5, "\(found)")
+    }
+}
+
+/// gravity=face on a photo stored in each EXIF orientation (issue 50): the cut is made on
+/// the upright picture and holds the face, wherever the stored pixels put it.
+@Suite struct FaceOrientationTests {
+    @Test(arguments: 1...8, [true, false])
+    func theCutHoldsTheFaceInEveryOrientation(orientation: Int, fast: Bool) throws {
+        let fixtures = try Fixtures()
+        let (upright, face) = try FacePortrait.make(hopper: try FaceTests.photo("grace_hopper.jpg"))
+        let path = try fixtures.write(
+            "o\(orientation).jpg",
+            ImageFile.encode(upright.stored(orientation: orientation), as: .jpeg, orientation: orientation))
+        let limits = ImagingLimits(fastShrinkOnLoad: fast)
+        let (img, rendered) = try thumb(path, "w=256&ratio=1&mode=fill&format=png&gravity=face", limits: limits)
+        #expect(rendered.plan.source == Size(width: 983, height: 1600))
+        let window = try #require(rendered.plan.crop)
+        #expect(FaceTests.holds(window, face, in: rendered.plan.resized), "o\(orientation): \(window)")
+        // Read off the pixels: the answer is the upright picture's rows at that window.
+        let uprightPath = try fixtures.write("upright.png", ImageFile.encode(upright, as: .png))
+        let (whole, _) = try thumb(uprightPath, "w=256&format=png")
+        let found = img.offset(in: whole)
+        #expect(found.x == 0 && abs(found.y - window.y) <= 2 && found.meanDifference < 8, "o\(orientation): \(found)")
+    }
+}
+
+/// Small faces (issue 50): a face about 40 pixels high on the 640-pixel copy is under
+/// dlib's 80×80 window; the second look, on the copy scaled up twice, finds it, unless
+/// `faces.upsample` is off.
+@Suite struct SmallFaceTests {
+    /// A 2400×1600 picture with Grace Hopper 480 pixels wide at its left: her face is 150
+    /// pixels high, 40 on the 640-pixel copy.
+    static func picture(_ fixtures: Fixtures) throws -> (path: String, face: FaceBox) {
+        let (picture, face) = try FacePortrait.make(
+            hopper: try FaceTests.photo("grace_hopper.jpg"), width: 480, size: Size(width: 2400, height: 1600))
+        return (try fixtures.write("small.png", ImageFile.encode(picture, as: .png)), face)
+    }
+
+    static func faces(_ path: String, upsample: Bool) throws -> [FaceBox] {
+        var limits = ImagingLimits()
+        limits.faceUpsample = upsample
+        let facts = try Thumbnailer(limits: limits).describe(
+            file: OpenFile.opening(path), reading: SourceReading(faces: true))
+        return try #require(facts.faces)
+    }
+
+    @Test func aFortyPixelFaceIsFoundOnTheSecondLook() throws {
+        let fixtures = try Fixtures()
+        let (path, face) = try Self.picture(fixtures)
+        #expect(try Self.faces(path, upsample: false).isEmpty)
+        let found = try Self.faces(path, upsample: true)
+        #expect(found.count == 1 && FaceTests.iou(found[0], face) >= 0.4, "\(found) against \(face)")
+    }
+
+    /// The cut holds it: a square of the 2400×1600 picture keeps its left edge.
+    @Test func theCutHoldsTheSmallFace() throws {
+        let fixtures = try Fixtures()
+        let (path, face) = try Self.picture(fixtures)
+        let (_, rendered) = try thumb(path, "w=300&ratio=1&mode=fill&format=png&gravity=face")
+        let window = try #require(rendered.plan.crop)
+        #expect(
+            rendered.plan.gravity == .focus && FaceTests.holds(window, face, in: rendered.plan.resized), "\(window)")
     }
 }

@@ -39,23 +39,7 @@ final class Fixtures: Sendable {
     }
 
     /// The image rotated clockwise by 90° `turns` times.
-    static func rotated(_ raw: RawImage, turns: Int) -> RawImage {
-        var image = raw
-        for _ in 0..<((turns % 4 + 4) % 4) {
-            var out = [UInt8](repeating: 0, count: image.pixels.count)
-            let (w, h, b) = (image.width, image.height, image.bands)
-            for y in 0..<h {
-                for x in 0..<w {
-                    // (x, y) goes to (h − 1 − y, x) in a w-tall, h-wide image.
-                    let dst = (x * h + (h - 1 - y)) * b
-                    let src = (y * w + x) * b
-                    for k in 0..<b { out[dst + k] = image.pixels[src + k] }
-                }
-            }
-            image = RawImage(width: h, height: w, bands: b, pixels: out)
-        }
-        return image
-    }
+    static func rotated(_ raw: RawImage, turns: Int) -> RawImage { raw.turned(quarters: turns) }
 }
 
 func request(_ query: String) throws -> ThumbRequest {
