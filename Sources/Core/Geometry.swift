@@ -79,10 +79,11 @@ public enum Geometry {
             }
         }
         guard let bw, let bh, bw <= Double(limits.maxDimension), bh <= Double(limits.maxDimension) else {
-            let shown = bw.flatMap { w in bh.map { h in "\(Int(w))×\(Int(h))" } } ?? "beyond any size"
+            let shown = bw.flatMap { w in bh.map { h in "\(Rounding.int(w))×\(Rounding.int(h))" } } ?? "beyond any size"
             throw tooLarge(shown, limits, dpr: r.dpr)
         }
-        return try planBox(source: source, box: Size(width: max(1, Int(bw)), height: max(1, Int(bh))), request: r)
+        return try planBox(
+            source: source, box: Size(width: max(1, Rounding.int(bw)), height: max(1, Rounding.int(bh))), request: r)
     }
 
     private static func tooLarge(_ shown: String, _ limits: RequestLimits, dpr: Double = 1) -> AspectError {

@@ -9,6 +9,15 @@ public struct Size: Equatable, Hashable, Sendable, Codable, CustomStringConverti
     }
 
     public var description: String { "\(width)×\(height)" }
+
+    /// Its pixels, times `frames`: `Int64.max` where the product would overflow (a plan
+    /// of a dialect can hold sides up to `Rounding.ceiling`), so a limit compared with it
+    /// refuses the size instead of trapping.
+    public func pixels(frames: Int = 1) -> Int64 {
+        let (area, over) = Int64(width).multipliedReportingOverflow(by: Int64(height))
+        let (all, overAll) = area.multipliedReportingOverflow(by: Int64(frames))
+        return over || overAll ? Int64.max : all
+    }
 }
 
 /// A rectangle in pixels, its origin at the top left.

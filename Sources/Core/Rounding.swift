@@ -10,6 +10,14 @@ enum Rounding {
         return Int(x.rounded(.toNearestOrAwayFromZero))
     }
 
+    /// `Int(x)` made total, for every conversion of a number a request can reach: the
+    /// integer part of `x` (toward zero, as `Int(_:)` takes it), clamped to ±`ceiling`,
+    /// and 0 for NaN. Sums and differences of a few such values cannot overflow either.
+    static func int(_ x: Double) -> Int {
+        guard !x.isNaN else { return 0 }
+        return Int(Swift.min(Swift.max(x, -ceiling), ceiling))
+    }
+
     /// A side: rounded, at least 1; `nil` when not finite or beyond `ceiling`.
     static func side(_ x: Double) -> Int? {
         guard let r = round(x) else { return nil }

@@ -59,9 +59,9 @@ extension ThumbRequest {
         if let flip { p.append(("flip", flip.rawValue)) }
         switch (width, height, ratio) {
         case (let w?, nil, let r?):
-            p += [("w", "\(w)"), ("h", "\(max(1, Int(r.height(forWidth: Double(w)) ?? 1)))")]
+            p += [("w", "\(w)"), ("h", "\(max(1, Rounding.int(r.height(forWidth: Double(w)) ?? 1)))")]
         case (nil, let h?, let r?):
-            p += [("w", "\(max(1, Int(r.width(forHeight: Double(h)) ?? 1)))"), ("h", "\(h)")]
+            p += [("w", "\(max(1, Rounding.int(r.width(forHeight: Double(h)) ?? 1)))"), ("h", "\(h)")]
         default:
             if let width { p.append(("w", "\(width)")) }
             if let height { p.append(("h", "\(height)")) }

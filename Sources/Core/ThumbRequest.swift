@@ -264,7 +264,7 @@ public struct Region: Equatable, Hashable, Sendable {
     /// The region in pixels of an image of `size`: edges rounded, at least 1×1, inside it.
     public func pixels(of size: Size) -> Rect {
         func edge(_ v: Double, _ n: Int) -> Int {
-            min(n, max(0, Int((v * Double(n)).rounded(.toNearestOrAwayFromZero))))
+            min(n, max(0, Rounding.int((v * Double(n)).rounded(.toNearestOrAwayFromZero))))
         }
         let x0 = edge(x, size.width)
         let y0 = edge(y, size.height)

@@ -70,7 +70,7 @@ extension Thumbnailer {
         let cut = plan.reshapesSource ? Self.regionCut(plan) : nil
         let decoded = cut?.whole ?? plan.resized
         if let cut { try checkWhole(cut.whole, frames: count) }
-        let pixels = Int64(decoded.width) * Int64(decoded.height) * Int64(count)
+        let pixels = decoded.pixels(frames: count)
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,

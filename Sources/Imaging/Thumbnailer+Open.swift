@@ -109,7 +109,7 @@ extension Thumbnailer {
         }
         // An animation's frames count together (SPEC: Animated sources). A vector is held
         // at the size it is drawn, when the plan is known.
-        let pixels = Int64(stored.width) * Int64(stored.height) * Int64(frames)
+        let pixels = stored.pixels(frames: frames)
         let vector = SourceDescription.vectorFormats.contains(format)
         guard pixels <= limits.maxSourcePixels || vector else {
             throw ImagingError(
@@ -154,7 +154,7 @@ extension Thumbnailer {
 
     /// A 413 when `size` is over `limits.maxSourcePixels`; `what` begins the message.
     func checkPixels(_ size: Size, _ what: String) throws(ImagingError) {
-        let pixels = Int64(size.width) * Int64(size.height)
+        let pixels = size.pixels()
         guard pixels <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
@@ -165,7 +165,7 @@ extension Thumbnailer {
     }
 
     func checkWhole(_ whole: Size, frames: Int) throws(ImagingError) {
-        guard Int64(whole.width) * Int64(whole.height) * Int64(frames) <= limits.maxSourcePixels else {
+        guard whole.pixels(frames: frames) <= limits.maxSourcePixels else {
             throw ImagingError(
                 .limits,
                 AspectError(

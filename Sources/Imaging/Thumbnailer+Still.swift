@@ -17,7 +17,7 @@ extension Thumbnailer {
     )
         throws(ImagingError) -> Encoder.Encoded
     {
-        let pixels = Int64(plan.resized.width) * Int64(plan.resized.height)
+        let pixels = plan.resized.pixels()
         // A vector's pixels are the ones it is drawn at (SPEC: Source formats): its limit.
         if info.description.isVector { try checkDrawn(plan.resized, info) }
         guard pixels <= limits.maxSourcePixels else {

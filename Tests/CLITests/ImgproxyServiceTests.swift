@@ -37,6 +37,27 @@ import Testing
         return (img.width, img.height)
     }
 
+    /// The URLs that killed the whole service (issue 50: a crop size past Int.max trapped
+    /// converting to an Int, in the service process): each a 400 naming the crop, with no
+    /// key configured (imgproxy's default, so anyone can send them), and the service
+    /// alive after them, answering the next request.
+    @Test func hugeNumbersAreA400AndTheServiceLives() throws {
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true"])
+        for options in [
+            "c:200:99999999999999999999999:ce", "c:1e308:1e308", "c:9223372036854775807:100", "c:200:1e308:ce",
+            "rs:fill:100:100/g:ce:1e300:0", "w:100/z:1e300", "el:1/z:1e300",
+        ] {
+            let r = try ServiceTests.get(server.port, "/insecure/\(options)/plain/landscape.jpg")
+            // The last option's the one past every bound: the answer names it.
+            let named = options.split(separator: "/").last.map { "'" + $0.prefix { $0 != ":" } + ":" } ?? options
+            #expect(r.status == 400 && r.text.contains(named), "\(options): \(r.status) \(r.text)")
+        }
+        let after = try ServiceTests.get(server.port, "/insecure/rs:fit:64:64/plain/landscape.jpg")
+        let (w, h) = try size(after.body)
+        #expect(after.status == 200 && w == 64 && h == 43)
+        #expect(try ServiceTests.get(server.port, "/healthz").status == 200)
+    }
+
     @Test func aSignedURLIsTheNativeRequestItMeans() throws {
         let server = try serve()
         let path = try Self.signed("/rs:fill:300:200:1/g:soea/plain/landscape.jpg@webp")

@@ -103,8 +103,8 @@ public struct ImgproxyGeometry: Equatable, Sendable {
 /// imgproxy's integer helpers (`imath`): Go's `math.Round` is half away from zero,
 /// `math.RoundToEven` half to even.
 enum IMath {
-    static func round(_ x: Double) -> Int { Int(x.rounded(.toNearestOrAwayFromZero)) }
-    static func roundToEven(_ x: Double) -> Int { Int(x.rounded(.toNearestOrEven)) }
+    static func round(_ x: Double) -> Int { Rounding.int(x.rounded(.toNearestOrAwayFromZero)) }
+    static func roundToEven(_ x: Double) -> Int { Rounding.int(x.rounded(.toNearestOrEven)) }
     static func scale(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : round(Double(a) * s) }
     static func scaleToEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundToEven(Double(a) * s) }
     static func shrinkToEven(_ a: Int, _ s: Double) -> Int { a == 0 ? 0 : roundToEven(Double(a) / s) }
@@ -149,7 +149,7 @@ extension ImgproxyGeometry {
 
     /// `CalcCropSize`.
     static func cropSize(_ original: Int, _ crop: Double) -> Int {
-        crop == 0 ? 0 : crop >= 1 ? Int(crop) : max(1, IMath.scale(original, crop))
+        crop == 0 ? 0 : crop >= 1 ? Rounding.int(crop) : max(1, IMath.scale(original, crop))
     }
 
     func sizes(_ src: Size, isVector: Bool) -> Sizes {

@@ -51,10 +51,26 @@ struct OptionReader {
         return n
     }
 
+    /// A decimal argument: at least `low` (above it with `above`) and at most
+    /// `Self.largestDecimal`, so no later arithmetic sees a number far beyond any image
+    /// (1e308 was read as a crop size, and trapped converting to an Int).
     func float(_ name: String, _ v: String, min low: Double = 0, above: Bool = false) throws(AspectError) -> Double {
-        guard let x = Double(v), x.isFinite, above ? x > low : x >= low else {
-            throw bad(name, [v], "must be a number \(above ? "above" : "at least") \(decimalString(low))")
+        guard let x = Double(v), x.isFinite, above ? x > low : x >= low, x <= Self.largestDecimal else {
+            throw bad(
+                name, [v],
+                "must be a number \(above ? "above" : "from") \(decimalString(low)) "
+                    + "\(above ? "and at most" : "to") \(decimalString(Self.largestDecimal))")
         }
+        return x
+    }
+
+    /// The largest decimal any option takes (and the largest offset, either way): far
+    /// beyond every image's size in pixels and every sensible zoom.
+    static let largestDecimal = 1_000_000.0
+
+    /// A gravity's offset: a number within ±`largestDecimal`.
+    func offset(_ v: String) -> Double? {
+        guard let x = Double(v), x.isFinite, abs(x) <= Self.largestDecimal else { return nil }
         return x
     }
 
@@ -82,14 +98,14 @@ struct OptionReader {
         default:
             guard args.count <= 3 else { throw bad(name, args, "a gravity takes at most two offsets") }
             if args.count > 1, !args[1].isEmpty {
-                guard let x = Double(args[1]), x.isFinite else {
-                    throw bad(name, args, "the X offset must be a number")
+                guard let x = offset(args[1]) else {
+                    throw bad(name, args, "the X offset must be a number from -1000000 to 1000000")
                 }
                 g.x = x
             }
             if args.count > 2, !args[2].isEmpty {
-                guard let y = Double(args[2]), y.isFinite else {
-                    throw bad(name, args, "the Y offset must be a number")
+                guard let y = offset(args[2]) else {
+                    throw bad(name, args, "the Y offset must be a number from -1000000 to 1000000")
                 }
                 g.y = y
             }

@@ -22,7 +22,7 @@ extension ThumborGeometry {
     static func pyRound(_ x: Double) -> Double { x.rounded(.toNearestOrEven) }
 
     /// Python's `int()` of a float, kept at least 1 (thumbor's "avoiding 0px images").
-    static func pixels(_ x: Double) -> Int { max(1, Int(x.rounded(.towardZero))) }
+    static func pixels(_ x: Double) -> Int { max(1, Rounding.int(x.rounded(.towardZero))) }
 
     /// thumbor's transformer on this source (SPEC: thumbor URLs): the manual crop (moved by
     /// what the trim cut), the target sizes, then `fit-in`'s resize or the crop around the
@@ -55,9 +55,9 @@ extension ThumborGeometry {
         )
         let trim = src.trim.map {
             Rect(
-                x: Int(Double($0.x) * fx), y: Int(Double($0.y) * fy),
-                width: max(1, Int((Double($0.width) * fx).rounded())),
-                height: max(1, Int((Double($0.height) * fy).rounded())))
+                x: Rounding.int(Double($0.x) * fx), y: Rounding.int(Double($0.y) * fy),
+                width: max(1, Rounding.int((Double($0.width) * fx).rounded())),
+                height: max(1, Rounding.int((Double($0.height) * fy).rounded())))
         }
         var (askedW, askedH) = (width, height)
         if case .pixels(let n) = askedW, n > most { askedW = .pixels(most) }
@@ -203,7 +203,7 @@ extension ThumborGeometry {
                 guard v > 0, v <= 1, next.0 >= 1, next.1 >= 1 else { continue }
                 let scaled = Size(width: Self.pixels(next.0), height: Self.pixels(next.1))
                 if var c = canvas {
-                    c.at = (Int((Double(c.at.x) * v).rounded()), Int((Double(c.at.y) * v).rounded()))
+                    c.at = (Rounding.int((Double(c.at.x) * v).rounded()), Rounding.int((Double(c.at.y) * v).rounded()))
                     c.size = scaled
                     canvas = c
                     image = Size(
@@ -239,11 +239,11 @@ extension ThumborGeometry {
             Double(src.size.height) / Double(trim?.height ?? whole.height)
         )
         region = region.map { r in
-            let x = min(src.size.width - 1, Int((Double(r.x) * gx).rounded()))
-            let y = min(src.size.height - 1, Int((Double(r.y) * gy).rounded()))
+            let x = min(src.size.width - 1, Rounding.int((Double(r.x) * gx).rounded()))
+            let y = min(src.size.height - 1, Rounding.int((Double(r.y) * gy).rounded()))
             return Rect(
-                x: x, y: y, width: max(1, min(src.size.width - x, Int((Double(r.width) * gx).rounded()))),
-                height: max(1, min(src.size.height - y, Int((Double(r.height) * gy).rounded()))))
+                x: x, y: y, width: max(1, min(src.size.width - x, Rounding.int((Double(r.width) * gx).rounded()))),
+                height: max(1, min(src.size.height - y, Rounding.int((Double(r.height) * gy).rounded()))))
         }
         let kept = region?.size ?? src.size
         let source = rotate % 180 == 90 ? Size(width: kept.height, height: kept.width) : kept
@@ -294,11 +294,13 @@ extension ThumborGeometry {
         guard wd > 0 || hd > 0 else { return size }
         if wd > hd {
             return Size(
-                width: most, height: max(1, Int(pyRound(Double(most) * Double(size.height) / Double(size.width)))))
+                width: most,
+                height: max(1, Rounding.int(pyRound(Double(most) * Double(size.height) / Double(size.width)))))
         }
         if hd > wd {
             return Size(
-                width: max(1, Int(pyRound(Double(most) * Double(size.width) / Double(size.height)))), height: most)
+                width: max(1, Rounding.int(pyRound(Double(most) * Double(size.width) / Double(size.height)))),
+                height: most)
         }
         return size
     }
@@ -319,23 +321,28 @@ extension ThumborGeometry {
                 return FocalPoint(x: p.x - r.x, y: p.y - r.y, weight: p.weight)
             }
         }
-        if points.isEmpty {
-            let ha: Double = halign == .left ? 0 : halign == .right ? 1 : 0.5
-            let va: Double = valign == .top ? 0 : valign == .bottom ? 1 : 0.5
-            points = [FocalPoint(x: Int(sw * ha), y: Int(sh * va), weight: 1)]
+        let ha: Double = halign == .left ? 0 : halign == .right ? 1 : 0.5
+        let va: Double = valign == .top ? 0 : valign == .bottom ? 1 : 0.5
+        let aligned = FocalPoint(x: Rounding.int(sw * ha), y: Rounding.int(sh * va), weight: 1)
+        if points.isEmpty { points = [aligned] }
+        // Weights are areas (a focal() square's) or 1: positive, but guarded, since a
+        // zero total would make the centre NaN.
+        var total = points.reduce(0) { $0 + $1.weight }
+        if !(total > 0) {
+            points = [aligned]
+            total = 1
         }
-        let total = points.reduce(0) { $0 + $1.weight }
         let fx = (points.reduce(0) { $0 + Double($1.x) * $1.weight } / total).rounded(.down)
         let fy = (points.reduce(0) { $0 + Double($1.y) * $1.weight } / total).rounded(.down)
         let cw: Int
         let ch: Int
         if tw / sw > th / sh {
-            (cw, ch) = (s.width, Int(Self.pyRound(sw * th / w1)))
+            (cw, ch) = (s.width, Rounding.int(Self.pyRound(sw * th / w1)))
         } else {
-            (cw, ch) = (Int(Self.pyRound((tw * sh / h1).rounded(.up))), s.height)
+            (cw, ch) = (Rounding.int(Self.pyRound((tw * sh / h1).rounded(.up))), s.height)
         }
-        let left = Int(Self.pyRound(min(max(fx - Double(cw) / 2, 0), sw - Double(cw))))
-        let top = Int(Self.pyRound(min(max(fy - Double(ch) / 2, 0), sh - Double(ch))))
+        let left = Rounding.int(Self.pyRound(min(max(fx - Double(cw) / 2, 0), sw - Double(cw))))
+        let top = Rounding.int(Self.pyRound(min(max(fy - Double(ch) / 2, 0), sh - Double(ch))))
         let right = min(left + cw, s.width)
         let bottom = min(top + ch, s.height)
         return Rect(x: left, y: top, width: max(1, right - left), height: max(1, bottom - top))
@@ -348,8 +355,8 @@ extension ThumborGeometry {
         let fx = Double(image.width) / Double(w.width)
         let fy = Double(image.height) / Double(w.height)
         let r = Size(
-            width: max(image.width, Int((Double(resized.width) * fx).rounded())),
-            height: max(image.height, Int((Double(resized.height) * fy).rounded())))
+            width: max(image.width, Rounding.int((Double(resized.width) * fx).rounded())),
+            height: max(image.height, Rounding.int((Double(resized.height) * fy).rounded())))
         return (
             r,
             Rect(
@@ -389,7 +396,7 @@ extension ThumborGeometry {
             case .center: return (room - own) / 2
             case .pixels(let n): return n >= 0 ? n : room - own + n
             case .percent(let v):
-                let off = Int((Double(room - own) * abs(v) / 100).rounded(.towardZero))
+                let off = Rounding.int((Double(room - own) * abs(v) / 100).rounded(.towardZero))
                 return v >= 0 ? off : room - own - off
             }
         }

@@ -173,7 +173,8 @@ public struct ThumborURL: Sendable {
         case "extract_focal":
             try count(f, 0...0)
             if let (inner, crop) = extractFocal(image) {
-                g.focalPoints.append(.init(square: crop))
+                // As focal(): a crop with no area is no point (its weight would be 0).
+                if crop.right > crop.left, crop.bottom > crop.top { g.focalPoints.append(.init(square: crop)) }
                 image = inner
             }
         case "watermark":
@@ -210,7 +211,7 @@ public struct ThumborURL: Sendable {
             let t = f.arguments[i].trimmingCharacters(in: .whitespaces).lowercased()
             if t == "center" { return .center }
             if t.hasSuffix("p"), let v = Double(t.dropLast()), abs(v) <= 100 { return .percent(v) }
-            guard let n = Int(t), abs(n) <= 100_000 else {
+            guard let n = Int(t), (-100_000...100_000).contains(n) else {
                 throw bad(f, "takes x and y as pixels, Np (a percent) or center; got \(quoted(t))")
             }
             return .pixels(n)
