@@ -374,6 +374,12 @@ int cvips_gifsave(VipsImage *in, void **buffer, size_t *length) {
     return vips_gifsave_buffer(in, buffer, length, NULL);
 }
 
+int cvips_tiffsave_deflate(VipsImage *in, void **buffer, size_t *length, int strip) {
+    // Lossless, deflate-compressed, one strip per 64 rows: read by every TIFF reader.
+    return vips_tiffsave_buffer(in, buffer, length, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip",
+                                strip ? TRUE : FALSE, NULL);
+}
+
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {
     return vips_heifsave_buffer(in, buffer, length, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                 "strip", strip ? TRUE : FALSE, NULL);
@@ -531,5 +537,36 @@ int cvips_band_means(VipsImage *in, double *means, int n) {
 }
 
 int cvips_grey(VipsImage *in, VipsImage **out) {
-    return vips_colourspace(in, out, VIPS_INTERPRETATION_B_W, NULL);
+    // PIL's convert("L"), which thumbor's grayscale() is: ITU-R 601-2 luma on the encoded
+    // values, 0.299 R + 0.587 G + 0.114 B, rounded; alpha kept. (libvips' B_W goes through
+    // CIE L*, 15 levels off on a photograph.)
+    VipsImage *base = vips_image_new();
+    VipsImage **t = (VipsImage **)vips_object_local_array(VIPS_OBJECT(base), 7);
+    t[0] = vips_image_new_matrixv(3, 1, 0.299, 0.587, 0.114);
+    int alpha = vips_image_hasalpha(in);
+    int failed = vips_colourspace(in, &t[1], VIPS_INTERPRETATION_sRGB, NULL) ||
+                 vips_cast_uchar(t[1], &t[2], NULL) || vips_extract_band(t[2], &t[3], 0, "n", 3, NULL) ||
+                 vips_recomb(t[3], &t[4], t[0], NULL) || vips_round(t[4], &t[5], VIPS_OPERATION_ROUND_RINT, NULL) ||
+                 vips_cast_uchar(t[5], &t[6], NULL);
+    if (failed) {
+        g_object_unref(base);
+        return -1;
+    }
+    VipsImage *grey = NULL;
+    if (vips_copy(t[6], &grey, "interpretation", VIPS_INTERPRETATION_B_W, NULL)) {
+        g_object_unref(base);
+        return -1;
+    }
+    int r = 0;
+    if (alpha) {
+        VipsImage *a = NULL;
+        r = vips_extract_band(t[2], &a, 3, NULL) || vips_bandjoin2(grey, a, out, NULL);
+        if (a)
+            g_object_unref(a);
+        g_object_unref(grey);
+    } else {
+        *out = grey;
+    }
+    g_object_unref(base);
+    return r ? -1 : 0;
 }

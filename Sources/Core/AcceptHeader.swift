@@ -14,6 +14,7 @@ extension FormatChoice {
         case .avif: .avif
         case .jxl: .jxl
         case .gif: .gif
+        case .tiff: .tiff
         // Resolved by `ImgproxyURL.keptFormat` where the source is known; this is its
         // answer for a source of no format it keeps.
         case .source: resultHasAlpha ? .png : .jpeg

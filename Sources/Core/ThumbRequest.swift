@@ -54,17 +54,21 @@ public enum Shape: String, Sendable, CaseIterable, Codable {
 /// What the client asked for as the output format.
 public enum FormatChoice: String, Sendable, CaseIterable {
     case auto, jpeg, png, webp, avif, jxl, gif
+    /// Written when asked for (SPEC: `tiff` is never chosen by `auto`).
+    case tiff
     /// imgproxy URLs without a format: the source's own, as imgproxy keeps it (not a
     /// native value: `/thumb` refuses it).
     case source
 
     /// The values `/thumb`'s `format` takes.
-    public static let native: [FormatChoice] = [.auto, .jpeg, .png, .webp, .avif, .jxl, .gif]
+    public static let native: [FormatChoice] = [.auto, .jpeg, .png, .webp, .avif, .jxl, .gif, .tiff]
 }
 
 /// A concrete output format.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, avif, jxl, gif
+    /// Lossless (deflate), only when asked for by name.
+    case tiff
 
     public var hasAlpha: Bool { self != .jpeg }
 
@@ -76,14 +80,14 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .jpeg, .webp: 80
         case .avif: 50
         case .jxl: 75
-        case .png, .gif: nil
+        case .png, .gif, .tiff: nil
         }
     }
 
     /// The usual file extension: `jpg` for JPEG, else the name.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 
-    /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `jxl`, `gif`), any case.
+    /// The format for a file extension (`jpg`, `jpeg`, `png`, `webp`, `avif`, `jxl`, `gif`, `tif`, `tiff`), any case.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
         case "jpg", "jpeg": self = .jpeg
@@ -92,6 +96,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case "avif": self = .avif
         case "jxl": self = .jxl
         case "gif": self = .gif
+        case "tif", "tiff": self = .tiff
         default: return nil
         }
     }

@@ -209,6 +209,7 @@ enum Encoder {
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)
             case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, strip)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
+            case .tiff: cvips_tiffsave_deflate(image.pointer, buffer, length, strip)
             }
         }
         guard let bytes else {

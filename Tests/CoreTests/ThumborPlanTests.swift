@@ -163,10 +163,40 @@ import Testing
         #expect(try Self.url("/unsafe/a.jpg").request.format == .source, "no format: the source's own")
     }
 
+    /// Arguments thumbor 7.8 reads and answers as if the filter were not there: a turn
+    /// that is not a multiple of 90, a blur of radius 0 (issue 50: they were 400s). The
+    /// request is the one without them, so they share its cache entry.
+    @Test(arguments: ["rotate(45)", "rotate(-135)", "blur(0)", "blur(0,3)"])
+    func filtersThumborIgnoresChangeNothing(filter: String) throws {
+        let plain = try Self.url("/unsafe/300x200/a.jpg").request
+        let with = try Self.url("/unsafe/300x200/filters:\(filter)/a.jpg").request
+        #expect(with.canonical == plain.canonical && with.blur == nil && with.thumbor == plain.thumbor)
+    }
+
+    /// `fill(C,1)`: the picture's transparent pixels take the colour too, the result laid
+    /// over it; without the flag they stay transparent. Another cache entry either way.
+    @Test func fillTransparentFlattensOntoTheColour() throws {
+        let source = SourceDescription(size: Size(width: 200, height: 150), hasAlpha: true, format: "png", bytes: 1)
+        func plan(_ filter: String) throws -> Plan {
+            let r = try Self.url("/unsafe/200x0/filters:\(filter)/a.png").request
+            return try RenderOrder.plan(
+                Dialects.settle(r, source: source, limits: Self.limits), source: source, limits: Self.limits,
+                accept: nil
+            ).plan
+        }
+        let red = try #require(Color(hex: "ff0000"))
+        let filled = try plan("fill(red,1)")
+        #expect(filled.flattened && filled.background == red)
+        #expect(try !plan("fill(red)").flattened && !plan("fill(red,0)").flattened)
+        #expect(
+            try Self.url("/unsafe/200x0/filters:fill(red,1)/a.png").request.canonical
+                != Self.url("/unsafe/200x0/filters:fill(red)/a.png").request.canonical)
+    }
+
     /// Any other filter, or a bad argument, is a 400 naming it.
     @Test(arguments: [
         ("sharpen(1,1,true)", "sharpen"), ("quality(101)", "quality"), ("format(heic)", "format"),
-        ("format(bmp)", "format"), ("rotate(45)", "rotate"), ("blur(0)", "blur"), ("proportion(2)", "proportion"),
+        ("format(bmp)", "format"), ("rotate(45.5)", "rotate"), ("blur(-1)", "blur"), ("proportion(2)", "proportion"),
         ("fill(nocolour)", "fill"), ("watermark(http://x/y.png,0,0,0)", "watermark"),
         ("round_corner(20|30,0,0,0)", "round_corner"), ("round_corner(20,0,0,0):fill(red)", "fill"),
         ("focal(abc)", "focal"),

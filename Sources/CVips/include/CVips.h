@@ -133,6 +133,8 @@ int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
+/// TIFF as a result: lossless (deflate); `strip` drops the metadata.
+int cvips_tiffsave_deflate(VipsImage *in, void **buffer, size_t *length, int strip);
 /// Lossless HEIF (HEVC) or AVIF (av1 non-zero) of `bitdepth` bits (8, 10 or 12), and
 /// lossless JPEG XL at the image's own depth: the deep-colour fixtures.
 int cvips_heifsave_deep(VipsImage *in, void **buffer, size_t *length, int av1, int bitdepth);

@@ -261,7 +261,9 @@ extension ThumborGeometry {
         if let c = canvas {
             plan.extended = Rect(x: c.at.x, y: c.at.y, width: image.width, height: image.height)
             switch c.fill {
-            case .color(let color): plan.canvasFill = .color(color)
+            case .color(let color):
+                plan.canvasFill = .color(color)
+                if fillTransparent { (plan.background, plan.flattened) = (color, true) }
             case .blur: plan.canvasFill = .blur
             case .auto: plan.canvasFill = .mean
             }

@@ -86,6 +86,10 @@ public struct ThumborGeometry: Equatable, Sendable {
     public var watermark: Mark?
     /// `background_color(c)`: the result flattened onto it.
     public var backgroundColor: Color?
+    /// `fill(c,1)`: the picture laid over the fill's colour, its transparent pixels filled
+    /// too (thumbor's `fill_transparent`; with `blur` or `auto` it changes nothing, as the
+    /// canvas is drawn from the picture's own pixels).
+    public var fillTransparent = false
 
     public init() {}
 
@@ -117,6 +121,7 @@ public struct ThumborGeometry: Equatable, Sendable {
             case .upscale: parts.append("upscale")
             }
         }
+        if fillTransparent { parts.append("fill_transparent") }
         if let c = backgroundColor { parts.append("bg:\(c.description)") }
         if let r = cornerRadius { parts.append("round:\(r):\(cornerColor?.description ?? "none")") }
         if let m = watermark {

@@ -106,15 +106,17 @@ public struct ThumborURL: Sendable {
             case "webp": r.format = .webp
             case "gif": r.format = .gif
             case "avif": r.format = .avif
-            case "heic", "heif": throw bad(f, "is not written here; ask for webp, avif, jpeg, png or gif")
-            default: throw bad(f, "names no format; give webp, avif, jpeg, png or gif")
+            case "tiff", "tif": r.format = .tiff
+            case "heic", "heif": throw bad(f, "is not written here; ask for webp, avif, jpeg, png, gif or tiff")
+            default: throw bad(f, "names no format; give webp, avif, jpeg, png, gif or tiff")
             }
         case "blur":
             try count(f, 1...2)
-            let radius = try integer(f, 0, 1...150)
+            // thumbor 7.8 answers blur(0) unblurred (its filter skips a radius of 0).
+            let radius = try integer(f, 0, 0...150)
             let sigma = f.arguments.count == 2 ? try decimal(f, 1) : 0
             guard sigma >= 0, sigma <= 1000 else { throw bad(f, "takes a sigma from 0 to 1000") }
-            r.blur = blurSigma(radius: radius, sigma: sigma)
+            if radius > 0 { r.blur = blurSigma(radius: radius, sigma: sigma) }
         case "grayscale":
             try count(f, 0...0)
             r.grayscale = true
@@ -138,8 +140,9 @@ public struct ThumborURL: Sendable {
         case "rotate":
             try count(f, 1...1)
             let n = try integer(f, 0, -3600...3600)
-            guard n % 90 == 0 else { throw bad(f, "turns by a multiple of 90 degrees") }
-            if n % 360 != 0 { g.steps.append(.rotate(((n % 360) + 360) % 360)) }
+            // thumbor 7.8 turns by multiples of 90 only, and answers any other angle
+            // (rotate(45)) with the picture unturned.
+            if n % 90 == 0, n % 360 != 0 { g.steps.append(.rotate(((n % 360) + 360) % 360)) }
         case "fill":
             try count(f, 1...2)
             guard g.cornerRadius == nil else { throw bad(f, "comes after round_corner here; put fill first") }
@@ -150,6 +153,8 @@ public struct ThumborURL: Sendable {
             default: fill = .color(try color(f, f.arguments[0]))
             }
             g.steps.append(.fill(fill))
+            // fill_transparent: the picture's own transparent pixels take the colour too.
+            if flag(f, 1) { g.fillTransparent = true }
         case "background_color":
             try count(f, 1...1)
             g.backgroundColor = try color(f, f.arguments[0])
