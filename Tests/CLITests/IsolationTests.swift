@@ -183,7 +183,9 @@ import Testing
     }
 
     /// Every source format renders in a worker: the samples (JPEG, PNG, WebP, GIF, SVG
-    /// with text, PDF, MP4) and HEIF/AVIF, TIFF and JPEG XL made here.
+    /// with text, PDF, MP4) and HEIF (HEVC), AVIF, TIFF and JPEG XL made here. Each answer
+    /// is the picture an in-process render makes of it (`server.isolation=thread`), at the
+    /// size the source's ratio gives, not only a 200.
     @Test func everyFormatRendersInAWorker() throws {
         let images = dir.appendingPathComponent("images")
         let raw = RawImage(width: 64, height: 48, filledWith: [200, 30, 30])
@@ -192,6 +194,8 @@ import Testing
         ] {
             try Data(try ImageFile.encode(raw, as: container)).write(to: images.appendingPathComponent(name))
         }
+        try Data(try ImageFile.transcodeLosslessly(try ImageFile.encode(raw, as: .png), to: .heic, bitdepth: 8))
+            .write(to: images.appendingPathComponent("made.heic"))
         // An SVG with text (fontconfig and the fonts are found after the lock-down), and
         // the same without it, to see the text drawn.
         let card =
@@ -200,16 +204,39 @@ import Testing
         try Data((card + text + "</svg>").utf8).write(to: images.appendingPathComponent("text.svg"))
         try Data((card + "</svg>").utf8).write(to: images.appendingPathComponent("plain.svg"))
         let server = try ServeProcess(samples: dir)
+        let inProcess = try ServeProcess(
+            samples: dir, env: ["ASPECT_SERVER_ISOLATION": "thread", "ASPECT_CACHE_DIR": "cache-thread"])
         #expect(!Self.workers(of: server, count: 1).isEmpty)
         let withText = try ServiceTests.get(server.port, "/thumb?src=text.svg&w=200&format=png")
         let without = try ServiceTests.get(server.port, "/thumb?src=plain.svg&w=200&format=png")
         #expect(withText.status == 200 && without.status == 200 && withText.body != without.body, "\(withText.text)")
+        struct Info: Decodable {
+            struct Source: Decodable { let width, height: Int }
+            let source: Source
+        }
         for src in [
             "landscape.jpg", "logo.png", "square.webp", "bounce.gif", "badge.svg", "brochure.pdf", "clip.mp4",
-            "made.avif", "made.tif", "made.jxl",
+            "made.avif", "made.heic", "made.tif", "made.jxl",
         ] {
             let r = try ServiceTests.get(server.port, "/thumb?src=\(src)&w=40&format=png")
             #expect(r.status == 200 && r.headers["content-type"] == "image/png", "\(src): \(r.text)")
+            guard r.status == 200 else { continue }
+            let info = try JSONDecoder().decode(
+                Info.self, from: Data(try ServiceTests.get(server.port, "/info?src=\(src)").body)
+            ).source
+            let img = try ImageFile.decode(r.body)
+            let height = max(1, Int((40 * Double(info.height) / Double(info.width)).rounded()))
+            #expect(img.width == 40 && img.height == height, "\(src): \(img.width)×\(img.height), not 40×\(height)")
+            let reference = try ImageFile.decode(
+                try ServiceTests.get(inProcess.port, "/thumb?src=\(src)&w=40&format=png").body)
+            let worst = zip(img.pixels, reference.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 255
+            #expect(
+                img.pixels.count == reference.pixels.count && worst <= 2,
+                "\(src): off the in-process render by \(worst)")
+            if src.hasPrefix("made.") {
+                let p = img.pixel(20, 15)
+                #expect(abs(Int(p[0]) - 200) <= 6 && abs(Int(p[1]) - 30) <= 6, "\(src): \(p)")
+            }
         }
         let seccomp = try Self.restarts(server, "seccomp")
         let signal = try Self.restarts(server, "signal")

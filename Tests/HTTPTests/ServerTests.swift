@@ -320,17 +320,31 @@ import Testing
         #expect(s.server.stats.snapshot.connections == 1)
     }
 
+    /// The write timeout alone cuts a client that stops reading: the send-rate floor is off
+    /// here (it judges 5-s spans, and would close the connection too), and the same stuck
+    /// client under a write timeout of a minute is still held when this one has been cut.
     @Test func aClientThatStopsReadingIsCutOffAfterTheWriteTimeout() throws {
-        let s = try RunningServer { $0.writeTimeoutMs = 400 }
+        let s = try RunningServer {
+            $0.writeTimeoutMs = 400
+            $0.minSendBytesPerSecond = 0
+        }
         defer { s.stop() }
+        let patient = try RunningServer {
+            $0.writeTimeoutMs = 60_000
+            $0.minSendBytesPerSecond = 0
+        }
+        defer { patient.stop() }
         let stuck = try TestClient(port: s.port)
         try stuck.send(TestClient.get("/big?\(64 << 20)"))
+        let held = try TestClient(port: patient.port)
+        try held.send(TestClient.get("/big?\(64 << 20)"))
         // Taken in, then closed once writeTimeoutMs passes with nothing read: polled, at
         // most 10 s each.
         for _ in 0..<1000 where s.server.stats.snapshot.connections == 0 { usleep(10_000) }
         #expect(s.server.stats.snapshot.connections == 1)
         for _ in 0..<1000 where s.server.stats.snapshot.connections != 0 { usleep(10_000) }
         #expect(s.server.stats.snapshot.connections == 0, "the stuck connection was closed")
+        #expect(patient.server.stats.snapshot.connections == 1, "only the write timeout closed it")
         let c = try TestClient(port: s.port)
         try c.send(TestClient.get("/hello"))
         #expect(try c.response().text == "hello")
