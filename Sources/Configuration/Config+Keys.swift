@@ -42,6 +42,14 @@ extension Config {
         .choice(
             "server.isolation", "where renders run: sandboxed worker processes, or threads of the service",
             \.server.isolation),
+        .choice(
+            "server.sandbox",
+            "best: every mechanism the kernel has, said at start; strict: a worker without Landlock and seccomp does not start",
+            \.server.sandbox),
+        .integer(
+            "server.workerJobs", 0...1_000_000,
+            "renders a worker makes before a fresh one takes its place (0: never; 1: one process a render)",
+            \.server.workerJobs),
         ConfigKey(
             "images.root", "where src is looked up: a folder, an http(s):// base URL or s3://BUCKET/PREFIX/",
             isPath: true
@@ -191,6 +199,9 @@ extension Config {
         .bytes(
             "limits.workerMemoryBytes", (64 << 20)...(1 << 40), "a render worker's address-space limit",
             \.limits.workerMemoryBytes),
+        .bytes(
+            "limits.maxResultBytes", (1 << 20)...(1 << 32), "the largest result a render worker may hand back",
+            \.limits.maxResultBytes),
         .integer(
             "limits.poisonSeconds", 0...86_400, "how long a source that killed a render worker is refused, in seconds",
             \.limits.poisonSeconds),

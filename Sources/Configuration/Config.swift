@@ -26,7 +26,15 @@ public struct Config: Equatable, Sendable {
         public var acceptBackoffMs = Defaults.Server.acceptBackoffMs
         /// Where renders run (SPEC: Isolation).
         public var isolation = Isolation.process
+        /// How hard a worker's sandbox must be (SPEC: Isolation).
+        public var sandbox = SandboxMode.best
+        /// Renders a worker makes before it is replaced (0: never).
+        public var workerJobs = Defaults.Server.workerJobs
     }
+
+    /// `server.sandbox`: every mechanism the kernel has (`best`), or refuse to start a
+    /// worker without Landlock and seccomp (`strict`).
+    public enum SandboxMode: String, Sendable, CaseIterable { case best, strict }
 
     /// `server.isolation`: renders in sandboxed worker processes, or in the service's own.
     public enum Isolation: String, Sendable, CaseIterable { case process, thread }
@@ -125,6 +133,8 @@ public struct Config: Equatable, Sendable {
         public var workerMemoryBytes = Defaults.Limits.workerMemoryBytes
         /// How long a source that killed a render worker is refused without a try.
         public var poisonSeconds = Defaults.Limits.poisonSeconds
+        /// The largest result a render worker may hand back (SPEC: Isolation).
+        public var maxResultBytes = Defaults.Limits.maxResultBytes
     }
 
     /// What an output carries (SPEC: Colour and metadata).

@@ -24,6 +24,12 @@ public struct AspectError: Error, Equatable, Sendable, Codable, CustomStringConv
         case unsupportedSource = "unsupported_source"
         /// The source made a render worker die (SPEC: Isolation), or did so lately.
         case decodeCrashed = "decode_crashed"
+        /// A render worker answered what no honest one would (a size past the plan, an
+        /// unsealed or oversized result, nonsense): it is replaced (SPEC: Isolation).
+        case workerProtocol = "worker_protocol"
+        /// A render worker was killed from outside (not by the service, not for the
+        /// source) while it held the request, and so was the one tried after it.
+        case workerLost = "worker_lost"
         /// Processing took longer than the configured limit.
         case processingTimeout = "processing_timeout"
         /// The origin (HTTP or S3) failed: refused, reset, a 5xx, a 4xx other than 404/410.

@@ -9,6 +9,9 @@ public enum Defaults {
         public static let queueDepth = 64
         /// 0: sized at start from the descriptor limit (`aspect serve` says the figure).
         public static let maxConnections = 0
+        /// Renders a worker makes before a fresh one replaces it (BENCHMARKS.md: the cost
+        /// of 1, 10, 100 and never): a worker taken over keeps it for that many at most.
+        public static let workerJobs = 100
         /// 1 KiB/s (8 kbit/s): under a quarter of the slowest real mobile link (GPRS carries
         /// 20-40 kbit/s), a hundred times a slow-read attack's trickle (slowhttptest's
         /// default 32 bytes every 3 s is 11 B/s).
@@ -37,6 +40,7 @@ public enum Defaults {
         public static let maxVideoSeconds: Double = 30
         public static let workerMemoryBytes: Int64 = 2 << 30
         public static let poisonSeconds = 300
+        public static let maxResultBytes: Int64 = 64 << 20
     }
 
     /// `cache.*`.

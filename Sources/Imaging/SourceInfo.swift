@@ -49,7 +49,7 @@ public struct SourceInfo: Equatable, Sendable {
 }
 
 /// The limits checked from the header, before any decode.
-public struct ImagingLimits: Equatable, Sendable {
+public struct ImagingLimits: Equatable, Sendable, Codable {
     public var maxSourceBytes: Int64
     public var maxSourcePixels: Int64
     /// The source formats that may be loaded (by `SourceInfo.format`).

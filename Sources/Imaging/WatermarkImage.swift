@@ -8,6 +8,11 @@ public struct WatermarkImage: Sendable {
     public var size: Size
     /// RGBA, row by row.
     public var rgba: [UInt8]
+
+    public init(size: Size, rgba: [UInt8]) {
+        self.size = size
+        self.rgba = rgba
+    }
 }
 
 extension Thumbnailer {

@@ -15,24 +15,47 @@ import Syscalls
 /// deadline is killed (504). Hits never come here.
 public final class ProcessRenderer: Renderer {
     public struct Settings: Sendable {
-        /// The binary and its arguments: `aspect render-worker` and the serve flags, so the
-        /// worker reads the configuration the service did.
-        public var command: [String]
+        /// The binary (`/proc/self/exe`) and the worker's whole argv: `aspect render-worker
+        /// --parent PID`, no more (its settings come over its socket, never a secret in argv).
+        public var executable: String
+        public var arguments: [String]
+        /// The worker's settings, sent as its first message (SPEC: Isolation: it reads no
+        /// configuration file): JSON and the bytes that go with it.
+        public var handshake: Handshake
         public var workers: Int
+        /// `server.workerJobs`: renders a worker makes before it is replaced (0: never).
+        public var workerJobs: Int
         /// `limits.processingTimeoutMs`: a worker still busy a second past it is killed.
         public var deadlineMs: Int
         public var poisonSeconds: Int
+        /// `limits.maxResultBytes`: a larger answer is refused (502).
+        public var maxResultBytes: Int64
         public var log: @Sendable (String) -> Void
 
         public init(
-            command: [String], workers: Int, deadlineMs: Int, poisonSeconds: Int,
-            log: @escaping @Sendable (String) -> Void
+            executable: String, arguments: [String], handshake: Handshake, workers: Int, workerJobs: Int,
+            deadlineMs: Int, poisonSeconds: Int, maxResultBytes: Int64, log: @escaping @Sendable (String) -> Void
         ) {
-            self.command = command
+            self.executable = executable
+            self.arguments = arguments
+            self.handshake = handshake
             self.workers = workers
+            self.workerJobs = workerJobs
             self.deadlineMs = deadlineMs
             self.poisonSeconds = poisonSeconds
+            self.maxResultBytes = maxResultBytes
             self.log = log
+        }
+    }
+
+    /// A worker's settings on the wire: its JSON, and a blob (watermark pixels, warm-up
+    /// samples) that its JSON says how to cut.
+    public struct Handshake: Sendable {
+        public var json: [UInt8]
+        public var blob: [UInt8]
+        public init(json: [UInt8], blob: [UInt8]) {
+            self.json = json
+            self.blob = blob
         }
     }
 
@@ -42,6 +65,10 @@ public final class ProcessRenderer: Renderer {
         let socket: Int32
         /// It said it is locked down and ready (its first message, read once).
         let ready = Atomic<Bool>(false)
+        /// The Landlock ABI it is held by (0: none), from its ready message.
+        let landlock = Atomic<Int>(-1)
+        /// Renders it has made.
+        let jobs = Atomic<Int>(0)
         init(pid: pid_t, socket: Int32) {
             self.pid = pid
             self.socket = socket
@@ -52,11 +79,12 @@ public final class ProcessRenderer: Renderer {
         func awaitReady(ms: Int32) -> Bool {
             if ready.load(ordering: .acquiring) { return true }
             guard csandbox_wait_readable(socket, ms) == 1 else { return false }
-            var byte: UInt8 = 0
+            var message: [UInt8] = [0, 0]
             var fd: Int32 = -1
-            let n = csandbox_recv(socket, &byte, 1, &fd)
+            let n = message.withUnsafeMutableBytes { csandbox_recv(socket, $0.baseAddress, 2, &fd) }
             if fd >= 0 { close(fd) }
-            guard n == 1, byte == Wire.ready else { return false }
+            guard n == 2, message[0] == Wire.ready else { return false }
+            landlock.store(Int(message[1]), ordering: .relaxed)
             ready.store(true, ordering: .releasing)
             return true
         }
@@ -66,38 +94,53 @@ public final class ProcessRenderer: Renderer {
         var idle: [Worker] = []
         var live = 0
         var restarts: [String: Int] = [:]
-        /// Sources that killed a worker: their file's identity, until when, and why.
+        /// Sources that killed two workers: their file's identity, until when, and why.
         var poisoned: [String: (until: UInt64, error: AspectError)] = [:]
         /// Deaths in a row with no answer between: the back-off's exponent.
         var deaths = 0
         var nextSpawn: UInt64 = 0
         var spawnProblem: String?
+        /// The Landlock ABI the last worker to start said it was held by (0: none).
+        var landlock: Int?
     }
 
     let settings: Settings
     private let state = Mutex(State())
     private let slots: DispatchSemaphore
+    /// Wakes the watcher of idle workers when the idle set changes.
+    private let wake: Int32
 
-    /// Starts `settings.workers` workers.
+    /// Starts `settings.workers` workers, and the thread that notices one dying idle. This
+    /// process is made not dumpable first: a worker of the same uid, taken over, cannot
+    /// open its `/proc` files.
     public init(_ settings: Settings) {
         self.settings = settings
+        _ = csandbox_not_dumpable()
         slots = DispatchSemaphore(value: max(1, settings.workers))
+        wake = csandbox_eventfd()
         for _ in 0..<max(1, settings.workers) {
             if let w = spawn() { state.withLock { $0.idle.append(w) } }
         }
+        let watcher = Thread { [weak self] in
+            while let renderer = self, renderer.watchOnce() {}
+        }
+        watcher.name = "aspect-worker-watch"
+        watcher.start()
     }
 
     /// The reasons `aspect_worker_restarts_total` counts by.
-    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit"]
+    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age"]
 
     public var workerFigures: WorkerFigures? {
-        sweep()
-        return state.withLock { s in WorkerFigures(live: s.live, restarts: s.restarts) }
+        state.withLock { s in
+            var f = WorkerFigures(live: s.live, restarts: s.restarts)
+            f.landlock = s.landlock
+            return f
+        }
     }
 
     public func readinessProblem() -> String? {
-        sweep()
-        return state.withLock { s in
+        state.withLock { s in
             s.live == 0 ? "no render worker is running" + (s.spawnProblem.map { ": \($0)" } ?? "") : nil
         }
     }
@@ -105,50 +148,96 @@ public final class ProcessRenderer: Renderer {
     /// How long a new worker has to say it is ready.
     static let startupMs: Int32 = 10_000
 
-    /// Idle workers that died waiting (a signal from outside, the kernel): reaped, counted
-    /// and replaced now, not when a job would have found them. A new worker's ready message
-    /// is read here too, so that it is not taken for its end.
-    private func sweep() {
-        let dead = state.withLock { s -> [Worker] in
-            let gone = s.idle.filter { w in
-                csandbox_wait_readable(w.socket, 0) == 1 && (w.ready.load(ordering: .acquiring) || !w.awaitReady(ms: 0))
+    /// One round of watching the idle workers: poll their sockets (and the wake-up); a
+    /// new one's ready message is read, and one whose socket reads as closed has died
+    /// waiting (a signal from outside, the kernel): reaped, counted and replaced now,
+    /// not when a job would have found it. False once the renderer is gone.
+    private func watchOnce() -> Bool {
+        let idle = state.withLock { $0.idle }
+        var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        fds += idle.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
+        let n = poll(&fds, nfds_t(fds.count), 1000)
+        guard n > 0 else { return true }
+        if fds[0].revents != 0 {
+            var count: UInt64 = 0
+            _ = read(wake, &count, 8)
+        }
+        var dead: [Worker] = []
+        for (i, w) in idle.enumerated() where fds[i + 1].revents != 0 {
+            state.withLock { s in
+                // Still idle (a job did not take it meanwhile): its ready message, or its end.
+                guard s.idle.contains(where: { $0 === w }) else { return }
+                if !w.ready.load(ordering: .acquiring), w.awaitReady(ms: 0) {
+                    s.landlock = w.landlock.load(ordering: .relaxed)
+                    return
+                }
+                s.idle.removeAll { $0 === w }
+                dead.append(w)
             }
-            s.idle.removeAll { w in gone.contains { $0 === w } }
-            return gone
         }
         for w in dead {
             _ = reap(w, forced: nil, idle: true)
-            if let fresh = spawn() { state.withLock { $0.idle.append(fresh) } }
+            if let fresh = spawn() { addIdle(fresh) }
         }
+        return true
+    }
+
+    private func addIdle(_ w: Worker) {
+        state.withLock { $0.idle.append(w) }
+        poke()
+    }
+
+    private func poke() {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
     }
 
     // MARK: Renderer
 
     public func header(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceDescription {
-        switch try job(file, .header(reading), order: Self.noPlanner).0 {
-        case .header(let d): return d
-        default: throw Self.confused
+        try job(file, .header(reading), order: Self.noPlanner) { answer, _ in
+            guard case .header(let d) = answer else { return .failure("an answer out of turn") }
+            return AnswerCheck.description(d).map { .failure(Distrusted($0)) } ?? .success(d)
         }
     }
 
     public func describe(_ file: OpenFile, reading: SourceReading) throws(ServiceFailure) -> SourceFacts {
-        let (answer, blob) = try job(file, .describe(reading), order: Self.noPlanner)
-        guard case .facts(var facts) = answer else { throw Self.confused }
-        facts.previewRGBA = blob
-        return facts
+        try job(file, .describe(reading), order: Self.noPlanner) { answer, blob in
+            guard case .facts(var facts) = answer else { return .failure("an answer out of turn") }
+            if let problem = AnswerCheck.facts(facts, previewBytes: blob.count) { return .failure(Distrusted(problem)) }
+            facts.previewRGBA = blob
+            return .success(facts)
+        }
     }
 
     public func render(
         _ file: OpenFile, reading: SourceReading, wantFacts: Bool,
         order: (SourceDescription) throws(AspectError) -> RenderOrder
     ) throws(ServiceFailure) -> RenderedImage {
-        let (answer, blob) = try job(file, .render(reading, wantFacts: wantFacts), order: order)
-        guard case .rendered(let format, let quality, var facts, let count) = answer, count >= 0, count <= blob.count
-        else {
-            throw Self.confused
+        var planned: RenderOrder?
+        let limit = settings.maxResultBytes
+        func remembered(_ d: SourceDescription) throws(AspectError) -> RenderOrder {
+            let o = try order(d)
+            planned = o
+            return o
         }
-        facts?.previewRGBA = Array(blob[count...])
-        return RenderedImage(bytes: Array(blob[..<count]), format: format, quality: quality, facts: facts)
+        return try job(file, .render(reading, wantFacts: wantFacts), order: remembered) { answer, blob in
+            guard case .rendered(let format, let quality, var facts, let count) = answer, let planned else {
+                return .failure("an answer out of turn")
+            }
+            guard count >= 0, count <= blob.count else { return .failure("a result length of \(count)") }
+            if let problem = AnswerCheck.result(blob[..<count], format: format, order: planned, limit: limit) {
+                return .failure(Distrusted(problem))
+            }
+            if let f = facts {
+                if let problem = AnswerCheck.facts(f, previewBytes: blob.count - count) {
+                    return .failure(Distrusted(problem))
+                }
+                facts?.previewRGBA = Array(blob[count...])
+            }
+            if let quality, !(1...100).contains(quality) { return .failure("a quality of \(quality)") }
+            return .success(RenderedImage(bytes: Array(blob[..<count]), format: format, quality: quality, facts: facts))
+        }
     }
 
     /// header and describe ask for no plan.
@@ -156,16 +245,42 @@ public final class ProcessRenderer: Renderer {
         throw AspectError(.internalError, "this job needs no plan")
     }
 
-    static let confused = ServiceFailure(
-        AspectError(.internalError, "the render worker answered out of turn"), stage: "worker")
+    /// Why an answer is not believed.
+    struct Distrusted: Error, ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+        var reason: String
+        init(stringLiteral value: String) { reason = value }
+        init(stringInterpolation: DefaultStringInterpolation) {
+            reason = String(stringInterpolation: stringInterpolation)
+        }
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    static func protocolFailure(_ detail: String) -> ServiceFailure {
+        ServiceFailure(
+            AspectError(.workerProtocol, "the render worker gave an answer that cannot be trusted; it was replaced"),
+            stage: "worker", detail: detail)
+    }
 
     // MARK: Jobs
 
-    /// One job on one worker: the request with the source beside it, plans asked for and
-    /// given, the answer; a death, a deadline or a poisoned source as the failures they are.
-    private func job(
-        _ file: OpenFile, _ request: ToWorker, order: (SourceDescription) throws(AspectError) -> RenderOrder
-    ) throws(ServiceFailure) -> (FromWorker, [UInt8]) {
+    /// How one try of a job on one worker ended.
+    private enum Outcome {
+        case answered(FromWorker, [UInt8])
+        case failed(ServiceFailure)
+        /// The worker died holding it: the signal (0: it exited), and whether the service
+        /// killed it (`forced`: the deadline, a bad answer).
+        case died(signal: Int32, forced: String?, how: String)
+    }
+
+    /// One job: tried on a worker, and once more on a fresh one if that worker died with
+    /// it (SPEC: Isolation). A source two workers died of is refused for `poisonSeconds`;
+    /// a worker killed from outside both times is a 503 and blames no source.
+    /// `accept`: the answer held to what it may say (SPEC: Isolation), and made into the
+    /// job's value; a problem it finds is a 502 and the worker goes.
+    private func job<T>(
+        _ file: OpenFile, _ request: ToWorker, order: (SourceDescription) throws(AspectError) -> RenderOrder,
+        accept: (FromWorker, [UInt8]) -> Result<T, Distrusted>
+    ) throws(ServiceFailure) -> T {
         let source = Self.identity(file)
         let now = Clock.now()
         if let bad = state.withLock({ s -> AspectError? in
@@ -176,30 +291,87 @@ public final class ProcessRenderer: Renderer {
             s.poisoned[source] = nil
             return nil
         }) {
-            throw ServiceFailure(bad, stage: "worker", detail: "refused: it killed a render worker lately")
+            throw ServiceFailure(bad, stage: "worker", detail: "refused: it killed two render workers lately")
         }
-        let worker = try checkout()
         let deadline = now + UInt64(max(0, settings.deadlineMs) + 1000) * 1_000_000
-        var outcome: Result<(FromWorker, [UInt8]), ServiceFailure>?
+        var first: (signal: Int32, forced: String?, how: String)?
+        while true {
+            // The source is read again from its start by the fresh worker.
+            lseek(file.fd, 0, SEEK_SET)
+            let worker = try checkout()
+            switch attempt(worker, file, request, order: order, deadline: deadline) {
+            case .answered(let answer, let blob):
+                switch accept(answer, blob) {
+                case .success(let value):
+                    retire(worker, ifOld: true)
+                    return value
+                case .failure(let problem):
+                    finish(worker, forced: "protocol")
+                    throw Self.protocolFailure(problem.reason)
+                }
+            case .failed(let failure):
+                // A render that failed may have left the worker in any state: replaced.
+                if failure.error.code == .workerProtocol {
+                    _ = finish(worker, forced: "protocol")
+                } else {
+                    retire(worker, ifOld: false)
+                }
+                throw failure
+            case .died(let signal, let forced, let how):
+                if forced == "deadline" {
+                    throw ServiceFailure(
+                        AspectError(
+                            .processingTimeout,
+                            "rendering took longer than limits.processingTimeoutMs (\(settings.deadlineMs) ms)"),
+                        stage: "worker", detail: "worker \(worker.pid) killed at the deadline")
+                }
+                if first == nil, Clock.now() < deadline {
+                    first = (signal, forced, how)
+                    settings.log("render worker \(worker.pid) died holding a job (\(how)); trying it once more")
+                    continue
+                }
+                // Killed from outside (not by the service): nothing says the source did it.
+                if signal == SIGKILL, forced == nil {
+                    throw ServiceFailure(
+                        AspectError(.workerLost, "the render was interrupted from outside; ask again"),
+                        stage: "worker", detail: "worker \(worker.pid): \(how), after \(first?.how ?? "nothing")")
+                }
+                let error = AspectError(
+                    .decodeCrashed,
+                    "the source made the renderer crash twice; it is refused for limits.poisonSeconds "
+                        + "(\(settings.poisonSeconds) s)")
+                let until = Clock.now() + UInt64(settings.poisonSeconds) * 1_000_000_000
+                state.withLock { $0.poisoned[source] = (until, error) }
+                throw ServiceFailure(
+                    error, stage: "worker", detail: "worker \(worker.pid): \(how), after \(first?.how ?? "nothing")")
+            }
+        }
+    }
+
+    /// One try of a job on `worker`: the request with the source beside it, the plan asked
+    /// for (once) and given, the answer.
+    private func attempt(
+        _ worker: Worker, _ file: OpenFile, _ request: ToWorker,
+        order: (SourceDescription) throws(AspectError) -> RenderOrder, deadline: UInt64
+    ) -> Outcome {
+        var planned = false
         do throws(Wire.Problem) {
             try Wire.send(request, on: worker.socket, fd: file.fd)
-            exchange: while true {
+            while true {
                 let at = Clock.now()
-                let left = deadline > at ? Int32((deadline - at) / 1_000_000) : 0
+                let left = deadline > at ? Int32(min((deadline - at) / 1_000_000, UInt64(Int32.max))) : 0
                 if settings.deadlineMs > 0, csandbox_wait_readable(worker.socket, max(1, left)) == 0 {
                     kill(worker.pid, SIGKILL)
-                    _ = died(worker, source: nil, forced: "deadline")
-                    outcome = .failure(
-                        ServiceFailure(
-                            AspectError(
-                                .processingTimeout,
-                                "rendering took longer than limits.processingTimeoutMs (\(settings.deadlineMs) ms)"),
-                            stage: "worker", detail: "worker \(worker.pid) killed at the deadline"))
-                    break exchange
+                    return died(worker, forced: "deadline")
                 }
-                let (answer, blob) = try Wire.receiveAnswer(on: worker.socket)
+                let (answer, blob) = try Wire.receiveAnswer(
+                    on: worker.socket, limit: settings.maxResultBytes + Wire.answerOverhead)
                 switch answer {
                 case .needOrder(let description):
+                    // Once a job, about a source an honest header could describe.
+                    guard !planned, case .render = request else { throw Wire.Problem.malformed("a second plan asked") }
+                    if let problem = AnswerCheck.description(description) { throw Wire.Problem.malformed(problem) }
+                    planned = true
                     let reply: ToWorker
                     do throws(AspectError) {
                         reply = .order(try order(description))
@@ -207,80 +379,82 @@ public final class ProcessRenderer: Renderer {
                         reply = .orderRefused(error)
                     }
                     try Wire.send(reply, on: worker.socket)
-                case .failed(let f):
-                    checkin(worker)
-                    outcome = .failure(f.failure)
-                    break exchange
-                default:
-                    checkin(worker)
-                    outcome = .success((answer, blob))
-                    break exchange
+                case .failed(let f): return .failed(f.failure)
+                default: return .answered(answer, blob)
                 }
             }
         } catch {
-            // Nonsense from a worker is its fault, not the source's: ended, not poisoned.
-            if case .malformed = error {
-                outcome = .failure(died(worker, source: nil, forced: "exit"))
-            } else {
-                outcome = .failure(died(worker, source: source, forced: nil))
-            }
+            // Nonsense from a worker is its fault, not the source's: a 502, and it goes.
+            if case .malformed(let why) = error { return .failed(Self.protocolFailure(why)) }
+            return died(worker, forced: nil)
         }
-        guard let outcome else { throw Self.confused }
-        return try outcome.get()
     }
 
-    /// A worker that answered no more: reaped, counted, replaced; the source poisoned. The
-    /// failure the job it held gets.
-    private func died(_ worker: Worker, source: String?, forced: String?) -> ServiceFailure {
-        let (signal, how) = reap(worker, forced: forced)
-        // A SIGKILL nobody here sent: the kernel's OOM killer (an operator's looks the same).
-        let error =
-            signal == SIGKILL && forced == nil
-            ? AspectError(
-                .sourceTooLarge, "rendering the source needs more memory than limits.workerMemoryBytes allows")
-            : AspectError(
-                .decodeCrashed,
-                "the source made the renderer crash; it is refused for limits.poisonSeconds (\(settings.poisonSeconds) s)"
-            )
-        let until = Clock.now() + UInt64(settings.poisonSeconds) * 1_000_000_000
-        state.withLock { s in
-            if let source, forced != "deadline" { s.poisoned[source] = (until, error) }
-        }
-        // Replaced at once, unless they keep dying.
-        if state.withLock({ $0.nextSpawn <= Clock.now() }), let w = spawn() {
-            state.withLock { $0.idle.append(w) }
-        }
+    private func died(_ worker: Worker, forced: String?) -> Outcome {
+        let (signal, how) = finish(worker, forced: forced)
+        return .died(signal: signal, forced: forced, how: how)
+    }
+
+    /// A worker that is done: killed if it is not dead yet, reaped, counted, replaced (at
+    /// once, unless replacements keep dying). Its signal and how it ended.
+    @discardableResult
+    private func finish(_ worker: Worker, forced: String?) -> (signal: Int32, how: String) {
+        let ended = reap(worker, forced: forced)
+        if state.withLock({ $0.nextSpawn <= Clock.now() }), let w = spawn() { addIdle(w) }
         slots.signal()
-        return ServiceFailure(error, stage: "worker", detail: "worker \(worker.pid): \(how)")
+        return ended
     }
 
-    /// Waits for the child, closes its socket, counts it by reason; its signal (0: it
-    /// exited) and how it ended, in words.
-    private func reap(_ worker: Worker, forced: String?, idle: Bool = false) -> (signal: Int32, how: String) {
-        // A worker that answered nonsense is alive: ended here, so that the wait returns.
-        // (Dead already, it is a zombie until the wait, and the signal goes nowhere.)
-        kill(worker.pid, SIGKILL)
+    /// A worker back from a job: idle again, or replaced when it has made
+    /// `settings.workerJobs` renders (`ifOld`) or its render failed (a spare started
+    /// first, so no request waits on a start).
+    private func retire(_ worker: Worker, ifOld: Bool) {
+        let jobs = worker.jobs.add(1, ordering: .relaxed).newValue
+        let old = settings.workerJobs > 0 && jobs >= settings.workerJobs
+        guard !ifOld || old else {
+            state.withLock { s in
+                s.idle.append(worker)
+                s.deaths = 0
+            }
+            poke()
+            slots.signal()
+            return
+        }
+        if let spare = spawn() { addIdle(spare) }
+        _ = reap(worker, forced: ifOld ? "age" : "exit", quiet: true)
+        slots.signal()
+    }
+
+    /// Waits for the child (killing it first: a live one answered nonsense or is being
+    /// retired; a dead one is a zombie until the wait, and the signal goes nowhere),
+    /// closes its socket, counts it by reason; its signal (0: it exited) and how it ended.
+    private func reap(_ worker: Worker, forced: String?, idle: Bool = false, quiet: Bool = false) -> (
+        signal: Int32, how: String
+    ) {
         var status: Int32 = 0
-        while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
+        if waitpid(worker.pid, &status, WNOHANG) != worker.pid {
+            kill(worker.pid, SIGKILL)
+            while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
+        }
         close(worker.socket)
         var signal: Int32 = 0
         var code: Int32 = 0
         csandbox_status(status, &signal, &code)
         let reason =
-            forced ?? (signal == SIGSYS ? "seccomp" : signal == SIGKILL ? "memory" : signal != 0 ? "signal" : "exit")
+            forced ?? (signal == SIGSYS ? "seccomp" : signal == SIGKILL ? "signal" : signal != 0 ? "signal" : "exit")
         let how = signal != 0 ? "signal \(signal)" : "exit \(code)"
         state.withLock { s in
             s.live -= 1
             s.restarts[reason, default: 0] += 1
-            // A worker killed while idle (from outside) says nothing of the sources.
-            if !idle { s.deaths += 1 }
-            if !idle, s.deaths > 2 {
+            // A worker killed while idle (from outside), or retired, says nothing of the sources.
+            if !idle, !quiet { s.deaths += 1 }
+            if !idle, !quiet, s.deaths > 2 {
                 // Replacements that keep dying: wait 0.1 s, doubling to 5 s, before the next.
                 let wait = min(5000, 100 << min(6, s.deaths - 3))
                 s.nextSpawn = Clock.now() + UInt64(wait) * 1_000_000
             }
         }
-        settings.log("render worker \(worker.pid) ended (\(how), \(reason)); replacing it")
+        if !quiet { settings.log("render worker \(worker.pid) ended (\(how), \(reason)); replacing it") }
         return (signal, how)
     }
 
@@ -294,7 +468,11 @@ public final class ProcessRenderer: Renderer {
                 _ = reap(w, forced: "exit", idle: true)
                 continue
             }
-            guard csandbox_wait_readable(w.socket, 0) == 1 else { return w }
+            state.withLock { $0.landlock = w.landlock.load(ordering: .relaxed) }
+            guard csandbox_wait_readable(w.socket, 0) == 1 else {
+                poke()
+                return w
+            }
             _ = reap(w, forced: nil, idle: true)
         }
         let now = Clock.now()
@@ -309,52 +487,61 @@ public final class ProcessRenderer: Renderer {
         return w
     }
 
-    private func checkin(_ worker: Worker) {
-        state.withLock { s in
-            s.idle.append(worker)
-            s.deaths = 0
-        }
-        slots.signal()
-    }
-
+    /// A new worker: its socket pair, a pipe for what it writes on stderr (read here and
+    /// logged with its pid, a line at a time, rate-limited), spawned with exactly those
+    /// descriptors and an allowlisted environment, then handed its settings.
     private func spawn() -> Worker? {
         var fds: [Int32] = [-1, -1]
         guard csandbox_socketpair(&fds) == 0 else {
             state.withLock { $0.spawnProblem = "socketpair: \(String(cString: strerror(errno)))" }
             return nil
         }
-        let argv = settings.command.map { strdup($0) } + [nil]
+        var logPipe: [Int32] = [-1, -1]
+        if csandbox_pipe(&logPipe) != 0 { logPipe = [-1, -1] }
+        let argv = settings.arguments.map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
-        // Swift's crash backtracer would exec a helper, which the sandbox forbids: a crash
-        // then reads as the sandbox's kill. The worker's crash is told by its signal alone.
-        // Secrets a render never needs stay out of a worker's environment.
-        let environment =
-            ProcessInfo.processInfo.environment.filter { $0.key != "SWIFT_BACKTRACE" && !Self.secrets.contains($0.key) }
-            .map { "\($0.key)=\($0.value)" } + ["SWIFT_BACKTRACE=enable=no"]
-        let envp = environment.map { strdup($0) } + [nil]
+        let envp = Self.environment(ProcessInfo.processInfo.environment).map { strdup($0) } + [nil]
         defer { for e in envp { free(e) } }
-        let pid = settings.command.isEmpty ? -1 : csandbox_spawn(settings.command[0], argv, envp, fds[1])
+        let pid = csandbox_spawn(settings.executable, argv, envp, fds[1], logPipe[1])
         close(fds[1])
+        if logPipe[1] >= 0 { close(logPipe[1]) }
         guard pid > 0 else {
             close(fds[0])
+            if logPipe[0] >= 0 { close(logPipe[0]) }
             state.withLock {
-                $0.spawnProblem = "spawning \(settings.command.first ?? ""): \(String(cString: strerror(errno)))"
+                $0.spawnProblem = "spawning \(settings.executable): \(String(cString: strerror(errno)))"
             }
             return nil
         }
+        if logPipe[0] >= 0 { WorkerLog.follow(logPipe[0], pid: pid, log: settings.log) }
         state.withLock { s in
             s.live += 1
             s.spawnProblem = nil
         }
-        return Worker(pid: pid, socket: fds[0])
+        let worker = Worker(pid: pid, socket: fds[0])
+        // Its settings, its first message; one that cannot take them is ended now.
+        do throws(Wire.Problem) {
+            try Wire.sendRaw(json: settings.handshake.json, blob: settings.handshake.blob, on: worker.socket)
+        } catch {
+            _ = reap(worker, forced: "exit", idle: true)
+            return nil
+        }
+        return worker
     }
 
-    /// The variables of secrets that only the service uses: signing keys, the admin token,
-    /// imgproxy's and thumbor's keys. (S3's stay: a watermark may come from the bucket.)
-    static let secrets: Set<String> = [
-        "ASPECT_SECURITY_SIGNINGKEY", "ASPECT_SECURITY_ADMINTOKEN", "ASPECT_IMGPROXY_KEY", "ASPECT_IMGPROXY_SALT",
-        "IMGPROXY_KEY", "IMGPROXY_SALT", "THUMBOR_SECURITY_KEY", "ASPECT_THUMBOR_SECURITYKEY",
-    ]
+    /// The variables a worker keeps (SPEC: Isolation: no secret, no cloud credentials):
+    /// where programs and locales are, libvips' own tuning, and the crash handler off
+    /// (Swift's would exec a helper, which the sandbox forbids). No `HOME`: orc, libvips'
+    /// code generator, finds no folder to write its code to (it could not anyway) and maps
+    /// it in memory instead.
+    static func environment(_ all: [String: String]) -> [String] {
+        let kept = all.filter { name, _ in
+            ["PATH", "LANG", "LANGUAGE", "TZ", "FONTCONFIG_FILE", "FONTCONFIG_PATH"].contains(name)
+                || name.hasPrefix("LC_") || name.hasPrefix("VIPS_")
+                || name.hasPrefix("TESTHOOK_ASPECT_")
+        }
+        return kept.map { "\($0.key)=\($0.value)" }.sorted() + ["SWIFT_BACKTRACE=enable=no"]
+    }
 
     /// A source file's identity for poisoning: device, inode, size and modification time.
     static func identity(_ file: OpenFile) -> String {

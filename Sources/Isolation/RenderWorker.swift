@@ -8,11 +8,16 @@ import Syscalls
 /// the in-process renderer, answered on the same socket, until the service closes it. It
 /// runs sandboxed (`Sandbox.lock`); whatever a decoder does to it costs this process only.
 public enum RenderWorker {
-    /// Serves jobs on `socket` until the other end closes; the exit status.
-    public static func serve(socket: Int32, renderer: any Renderer) -> Int32 {
+    /// Serves jobs on `socket` until the other end closes; the exit status. `landlock`: the
+    /// ABI this worker is held by (0: none), told in its ready message. `beforeJob` runs
+    /// before each job with its source; a failure it gives is the job's answer.
+    public static func serve(
+        socket: Int32, renderer: any Renderer, landlock: Int,
+        beforeJob: (OpenFile) -> ServiceFailure? = { _ in nil }
+    ) -> Int32 {
         // Ready: the service hands this worker no job before it hears this.
-        let ready: [UInt8] = [Wire.ready]
-        guard ready.withUnsafeBytes({ csandbox_send(socket, $0.baseAddress, 1, -1) }) == 1 else { return 0 }
+        let ready: [UInt8] = [Wire.ready, UInt8(clamping: landlock)]
+        guard ready.withUnsafeBytes({ csandbox_send(socket, $0.baseAddress, 2, -1) }) == 2 else { return 0 }
         while true {
             let request: ToWorker
             let fd: Int32
@@ -25,11 +30,21 @@ public enum RenderWorker {
             guard fd >= 0 else { continue }
             let file = OpenFile(owning: fd)
             do throws(Wire.Problem) {
-                try answer(request, file, socket: socket, renderer: renderer)
+                if let refused = beforeJob(file) {
+                    try Wire.send(FromWorker.failed(WireFailure(refused)), on: socket)
+                } else {
+                    try answer(request, file, socket: socket, renderer: renderer)
+                }
             } catch {
                 return 0
             }
         }
+    }
+
+    /// The settings the service sends a new worker as its first message (the handshake of
+    /// `ProcessRenderer.Settings`), with their blob; nil when none came (the service went).
+    public static func receiveSettings<T: Decodable>(_ type: T.Type, on socket: Int32, limit: Int64) -> (T, [UInt8])? {
+        try? Wire.receive(type, on: socket, limit: limit)
     }
 
     static func answer(_ request: ToWorker, _ file: OpenFile, socket: Int32, renderer: any Renderer)
@@ -61,7 +76,7 @@ public enum RenderWorker {
                     // The service plans: ask it, and wait for its answer.
                     let asked: Result<ToWorker, Wire.Problem>
                     do throws(Wire.Problem) {
-                        try Wire.send(.needOrder(source), on: socket)
+                        try Wire.send(FromWorker.needOrder(source), on: socket)
                         asked = .success(try Wire.receiveRequest(on: socket).0)
                     } catch {
                         asked = .failure(error)

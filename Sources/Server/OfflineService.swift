@@ -51,7 +51,7 @@ final class OfflineService: Sendable {
             handler = ServiceHandler(
                 config: config, sources: sources, results: results,
                 renderer: ServeCommand.renderer(
-                    config, thumbnailer, serveArguments: configArguments, announce: false),
+                    config, thumbnailer, announce: false),
                 signer: config.signingEnabled ? Signer(key: config.security.signingKey) : nil, fallback: fallback)
         } catch {
             Console.error("aspect warm: \(error)")

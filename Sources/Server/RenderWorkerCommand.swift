@@ -6,63 +6,114 @@ import Foundation
 import HTTPServer
 import Imaging
 import Isolation
+import Synchronization
 import Syscalls
 
-/// `aspect render-worker [serve's flags]`: not for people. The service starts these
-/// (SPEC: Isolation) with their socket as descriptor 3: each reads the configuration the
-/// service did, sets up libvips and the watermarks, locks itself down (dies with its
-/// parent, `limits.workerMemoryBytes` of address space, no new privileges, the seccomp
-/// filter), then renders the jobs that come.
+/// `aspect render-worker --parent PID`: not for people. The service starts these (SPEC:
+/// Isolation) with exactly four descriptors: 0 and 1 `/dev/null`, 2 a pipe the service logs,
+/// 3 its socket. Each one, while it is its only thread, restricts itself with Landlock
+/// (read-only system folders, nothing written, no TCP, no signal out); then takes its
+/// settings from the socket (it reads no configuration), sets up libvips and the
+/// watermarks, renders the warm-up samples, takes its limits, drops every capability,
+/// installs the seccomp allowlist, and renders the jobs that come.
 enum RenderWorkerCommand {
+    /// What a worker may read once restricted: the system's libraries and data (libvips'
+    /// modules, fonts, poppler's data, locales), fontconfig's configuration and cache, the
+    /// processor count, and its own `/proc` entry. Nothing else: not the image root, the
+    /// cache, the configuration, `/tmp`, `/etc/passwd` or another process.
+    static let readable = [
+        "/usr", "/lib", "/lib64", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/var/cache/fontconfig",
+        "/sys/devices/system/cpu", "/proc/self",
+    ]
+
+    /// Descriptors a worker may hold at once: its four, a job's source and answer, and
+    /// what its libraries keep open.
+    static let descriptorLimit: UInt64 = 128
+
     static func run(_ arguments: [String]) -> Int32 {
-        // `--parent PID` first: the service, which a worker checks it still belongs to.
-        guard arguments.count >= 2, arguments[0] == "--parent", let parent = pid_t(arguments[1]) else { return 2 }
-        let args = Array(arguments.dropFirst(2))
-        guard case .loaded(var config) = ConfigCommand.load(args) else { return 2 }
-        EventLog.configure(
-            format: config.log.format == .json ? .json : .text, level: ServeCommand.eventLevel(config.log.level))
-        // As the service does: a warning libvips repeats is written once.
+        // `--parent PID`: the service, which a worker checks it still belongs to.
+        guard arguments.count == 2, arguments[0] == "--parent", let parent = pid_t(arguments[1]) else { return 2 }
+        guard csandbox_die_with_parent() == 0, getppid() == parent else { return 1 }
+        // Landlock first: it holds this thread and every thread started after it.
+        let paths = readable.map { strdup($0) }
+        defer { for p in paths { free(p) } }
+        let landlock = paths.map { UnsafePointer($0) }.withUnsafeBufferPointer {
+            csandbox_landlock($0.baseAddress, Int32($0.count))
+        }
+        guard
+            let (settings, blob) = RenderWorker.receiveSettings(
+                WorkerSettings.self, on: 3, limit: WorkerSettings.largest),
+            let (marks, samples) = settings.parts(of: blob)
+        else { return 1 }
+        // Plain lines: the service reads them and logs each in its own format.
+        EventLog.configure(format: .text, level: settings.debug ? .debug : .info)
+        if landlock < 0 || (landlock == 0 && settings.strict) {
+            let why = landlock < 0 ? String(cString: strerror(-landlock)) : "the kernel has no Landlock"
+            EventLog.write(settings.strict ? .error : .warning, "render worker: Landlock: \(why)")
+            if settings.strict { return 1 }
+        }
+        // What libvips says goes to stderr, which the service reads and logs; a warning it
+        // repeats is written once.
+        // What the warm-up's samples make libvips say is not news: dropped.
         let repeats = RepeatFilter()
-        Vips.routeLog(debug: config.log.level == .debug) { level, domain, message in
-            if let line = repeats.pass(message, now: Clock.now()) {
-                EventLog.write(
-                    ServeCommand.eventLevel(Config.LogLevel(rawValue: level.rawValue) ?? .info), line, source: domain)
-            }
+        let warming = Atomic<Bool>(true)
+        Vips.routeLog(debug: settings.debug) { _, domain, message in
+            guard !warming.load(ordering: .relaxed) else { return }
+            if let line = repeats.pass(message, now: Clock.now()) { EventLog.write(.warning, line, source: domain) }
         }
         var thumbnailer: Thumbnailer
         do throws(ImagingError) {
-            try Vips.restrictLoaders(to: Set(config.images.formats))
-            thumbnailer = try Thumbnailer(limits: ImagingLimits(config))
+            try Vips.restrictLoaders(to: settings.imaging.formats)
+            thumbnailer = try Thumbnailer(limits: settings.imaging)
         } catch {
             EventLog.write(.error, "render worker: \(error)")
             return 1
         }
+        thumbnailer.watermarks = marks
         clinux_limit_malloc_arenas(2)
-        if !config.watermarks.isEmpty,
-            let problem = WatermarkLoader.load(&config, into: &thumbnailer, from: SourceRoot.store(config))
-        {
-            EventLog.write(.error, "render worker: \(problem)")
-            return 2
+        WarmUp.run(thumbnailer, samples: samples)
+        warming.store(false, ordering: .relaxed)
+        guard
+            Sandbox.lock(
+                memoryBytes: settings.memoryBytes, resultBytes: settings.resultBytes, parent: parent)
+        else { return 1 }
+        let budget = UInt64(max(1, settings.imaging.processingTimeoutMs / 1000)) + 5
+        return RenderWorker.serve(
+            socket: 3, renderer: LibvipsRenderer(thumbnailer: thumbnailer), landlock: Int(max(0, landlock))
+        ) { file in
+            // A render that spins is stopped by the kernel too, if the service cannot.
+            _ = csandbox_cpu_budget(budget)
+            return TestHooks.attack(file)
         }
-        guard Sandbox.lock(memoryBytes: config.limits.workerMemoryBytes, parent: parent) else { return 1 }
-        return RenderWorker.serve(socket: 3, renderer: LibvipsRenderer(thumbnailer: thumbnailer))
     }
 }
 
 /// The lock-down of a render worker, and `aspect sandbox-check`, which tests it.
 enum Sandbox {
-    /// Dies with its parent, at most `memoryBytes` of address space, then no new privileges
-    /// and the seccomp filter (CSandbox's list). False, said in the log, when a step failed.
+    /// Dies with its parent, its limits (`memoryBytes` of address space, files no larger
+    /// than an answer, a few descriptors, no core), no capability, then no new privileges and
+    /// the seccomp allowlist (CSandbox's). False, said in the log, when a step failed.
     /// `parent`: the service's pid; a worker whose parent is another (the service died
     /// before the death signal was set, and it was handed to init) ends. The service may be
     /// pid 1 itself, in a container.
-    static func lock(memoryBytes: Int64, parent: pid_t) -> Bool {
+    static func lock(memoryBytes: Int64, resultBytes: Int64 = Defaults.Limits.maxResultBytes, parent: pid_t)
+        -> Bool
+    {
         guard csandbox_die_with_parent() == 0, getppid() == parent else {
             EventLog.write(.error, "render worker: its parent is gone")
             return false
         }
-        guard csandbox_limit_address_space(UInt64(max(0, memoryBytes))) == 0 else {
+        // An answer is a result and its facts: a file larger than that is never written.
+        let fileSize = UInt64(max(0, resultBytes)) + (2 << 20)
+        guard
+            csandbox_limits(UInt64(max(0, memoryBytes)), fileSize, RenderWorkerCommand.descriptorLimit) == 0
+        else {
             EventLog.write(.error, "render worker: setrlimit: \(String(cString: strerror(errno)))")
+            return false
+        }
+        let dropped = csandbox_drop_capabilities()
+        guard dropped == 0 else {
+            EventLog.write(.error, "render worker: dropping capabilities: \(String(cString: strerror(-dropped)))")
             return false
         }
         let r = csandbox_lock()
@@ -104,7 +155,8 @@ enum Sandbox {
             t.start()
             guard done.wait(timeout: .now() + 5) == .success else { return 1 }
         case "file":
-            guard case .success = OpenFileCheck.open("/proc/self/status") else { return 1 }
+            // Refused with EACCES, not killed: the libraries' lazy opens fail soft.
+            guard case .failure(let e) = OpenFileCheck.open("/proc/self/status"), e.code == .EACCES else { return 1 }
         default: return 2
         }
         print("survived")
@@ -114,9 +166,9 @@ enum Sandbox {
 
 /// A file opened and closed, for `sandbox-check file`.
 enum OpenFileCheck {
-    static func open(_ path: String) -> Result<Void, Error> {
+    static func open(_ path: String) -> Result<Void, POSIXError> {
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(POSIXError(.ENOENT)) }
+        guard fd >= 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOENT)) }
         close(fd)
         return .success(())
     }

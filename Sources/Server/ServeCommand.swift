@@ -84,7 +84,7 @@ enum ServeCommand {
                 configuration: serverConfiguration(config),
                 handler: ServiceHandler(
                     config: config, sources: sources, results: results,
-                    renderer: renderer(config, imaging, serveArguments: args), signer: signer, demoPage: demoPage,
+                    renderer: renderer(config, imaging), signer: signer, demoPage: demoPage,
                     fallback: fallback))
         } catch {
             log(.error, "cannot listen on \(config.server.host):\(config.server.port): \(error)")
@@ -148,6 +148,20 @@ enum ServeCommand {
         EventLog.write(level, message, source: "aspect serve", always: always)
     }
 
+    /// A line about or from a worker, in this service's log: one a worker wrote
+    /// (`render worker PID: SOURCE: LEVEL: message`) keeps its source and level, the
+    /// worker's pid in front of its message.
+    @Sendable static func workerLine(_ line: String) {
+        let parts = line.components(separatedBy: ": ")
+        if parts.count >= 4, parts[0].hasPrefix("render worker "),
+            let level = ["debug": EventLog.Level.debug, "info": .info, "warning": .warning, "error": .error][parts[2]]
+        {
+            EventLog.write(level, parts[0] + ": " + parts[3...].joined(separator: ": "), source: parts[1])
+        } else {
+            log(.warning, line)
+        }
+    }
+
     static func eventLevel(_ l: Config.LogLevel) -> EventLog.Level {
         switch l {
         case .debug: .debug
@@ -161,19 +175,27 @@ enum ServeCommand {
     /// started from this binary with the same configuration flags, or this process's
     /// libvips. `aspect warm --offline` uses it too (`announce` false: its stderr is the bar).
     static func renderer(
-        _ config: Config, _ thumbnailer: Thumbnailer, serveArguments: [String], announce: Bool = true
+        _ config: Config, _ thumbnailer: Thumbnailer, announce: Bool = true
     ) -> any Renderer {
         guard config.server.isolation == .process else {
             if announce { log(.info, "renders run in this process (server.isolation=thread)", always: true) }
             return LibvipsRenderer(thumbnailer: thumbnailer)
         }
         let workers = serverConfiguration(config).workers
+        var (executable, arguments) = ("/proc/self/exe", ["aspect", "render-worker", "--parent", String(getpid())])
+        #if DEBUG
+            // The tests' worker that lies (Tests/Helpers/fake-worker.py): debug builds only.
+            if let fake = ProcessInfo.processInfo.environment["TESTHOOK_ASPECT_WORKER"] {
+                (executable, arguments[0]) = (fake, fake)
+            }
+        #endif
         let renderer = ProcessRenderer(
             ProcessRenderer.Settings(
-                command: ["/proc/self/exe", "render-worker", "--parent", String(getpid())] + serveArguments,
-                workers: workers,
-                deadlineMs: config.limits.processingTimeoutMs, poisonSeconds: config.limits.poisonSeconds,
-                log: { log(.warning, $0) }))
+                executable: executable, arguments: arguments,
+                handshake: WorkerSettings.handshake(config, thumbnailer), workers: workers,
+                workerJobs: config.server.workerJobs, deadlineMs: config.limits.processingTimeoutMs,
+                poisonSeconds: config.limits.poisonSeconds, maxResultBytes: config.limits.maxResultBytes,
+                log: workerLine))
         if announce {
             log(
                 .info,

@@ -14,7 +14,8 @@ extension AspectError.Code {
         case .unsupportedSource: 415
         case .decodeCrashed: 422
         case .internalError: 500
-        case .upstreamError: 502
+        case .upstreamError, .workerProtocol: 502
+        case .workerLost: 503
         case .processingTimeout, .upstreamTimeout: 504
         }
     }

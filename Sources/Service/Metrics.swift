@@ -142,11 +142,18 @@ final class Metrics: Sendable {
         if let fetches { write(fetches, c, fetchQueue: fetchQueue, into: &out) }
         if let workers {
             out.metric("aspect_render_workers", "gauge", "Render worker processes running.", workers.live)
-            let reasons = ["signal", "seccomp", "memory", "deadline", "exit"]
+            let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age"]
             out.metric(
                 "aspect_worker_restarts_total", "counter",
                 "Render workers replaced, by why the one before went (SPEC: Isolation).",
                 reasons.map { (#"{reason="\#($0)"}"#, "\(workers.restarts[$0] ?? 0)") })
+            if let landlock = workers.landlock {
+                let abi = landlock > 0 ? "\(landlock)" : "none"
+                out.metric(
+                    "aspect_sandbox_info", "gauge",
+                    "What holds a render worker: the Landlock ABI (none: the kernel has none) and the seccomp filter.",
+                    [(#"{landlock="\#(abi)",seccomp="allowlist"}"#, "1")])
+            }
         }
         return out.text
     }

@@ -158,16 +158,25 @@ public struct ServiceHandler: HTTPHandler {
         if let problem = sources.readinessProblem() ?? renderer.readinessProblem() {
             return .text(503, "not ready: \(problem)\n")
         }
+        // What holds the render workers, once one has said (SPEC: Isolation).
+        let sandbox =
+            renderer.workerFigures?.landlock.map {
+                $0 > 0
+                    ? " (workers: Landlock ABI \($0), seccomp allowlist)" : " (workers: seccomp allowlist, no Landlock)"
+            } ?? ""
         if let problem = results.problem ?? sources.cacheProblem {
-            return .text(200, "ready, serving uncached: \(problem)\n")
+            return .text(200, "ready, serving uncached: \(problem)\(sandbox)\n")
         }
-        return .text(200, "ready\n")
+        return .text(200, "ready\(sandbox)\n")
     }
 
     public static func error(_ e: AspectError) -> HTTPResponse {
         // 500s say no more than that; the log has the rest.
         let message = e.code == .internalError ? "an internal error occurred" : e.message
-        return .error(e.code.status, code: e.code.rawValue, message: message)
+        // A worker lost to something outside: the next try will likely be served.
+        var extra = HTTPHeaders()
+        if e.code == .workerLost { extra.append("Retry-After", "1") }
+        return .error(e.code.status, code: e.code.rawValue, message: message, headers: extra)
     }
 
     /// The public error, with the rest for the access log's note.

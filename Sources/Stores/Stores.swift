@@ -246,8 +246,11 @@ extension Renderer {
 public struct WorkerFigures: Sendable {
     /// Workers running now.
     public var live: Int
-    /// Replacements, by why the worker went: `signal`, `seccomp`, `memory`, `deadline`, `exit`.
+    /// Replacements, by why the worker went: `signal`, `seccomp`, `memory`, `deadline`, `exit`,
+    /// `protocol` (an answer that could not be trusted), `age` (`server.workerJobs` made).
     public var restarts: [String: Int]
+    /// The Landlock ABI the workers are held by (0: the kernel has none); nil before one started.
+    public var landlock: Int?
 
     public init(live: Int, restarts: [String: Int]) {
         self.live = live

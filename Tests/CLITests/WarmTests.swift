@@ -161,16 +161,19 @@ import Testing
         #expect(second["hit"] as? Int == 2, "a running service on the folder is no obstacle")
     }
 
-    /// `--offline` renders in sandboxed worker processes, as the server does: a worker that
-    /// crashes mid-render (stopped while it holds one, then SIGSEGV) costs that request, a
-    /// 422 in `--failed`, and the run goes on to make every other.
+    /// `--offline` renders in sandboxed worker processes, as the server does: a source that
+    /// crashes its worker (and the fresh one it is tried again in) costs that request, a 422
+    /// in `--failed`, and the run goes on to make every other; a worker killed once from
+    /// outside mid-render costs nothing (the render is tried again).
     @Test func offlineACrashedRenderCostsItsRequestAndTheRunGoesOn() throws {
-        // A file of its own per request: the crashed source is refused for a while after.
         let images = dir.appendingPathComponent("images")
         for i in 0..<40 {
             try FileManager.default.copyItem(
                 at: images.appendingPathComponent("landscape.jpg"), to: images.appendingPathComponent("c\(i).jpg"))
         }
+        // The 21st crashes every worker that reads it (the debug build's test hook).
+        try FileManager.default.removeItem(at: images.appendingPathComponent("c20.jpg"))
+        try Data("ASPECT-ATTACK crash\n".utf8).write(to: images.appendingPathComponent("c20.jpg"))
         let path = try list("crash.txt", (0..<40).map { "/thumb?src=c\($0).jpg&w=\(1200 + $0)&format=png" })
         let failed = dir.appendingPathComponent("crash-failed.txt").path
         let p = Process()
@@ -180,7 +183,7 @@ import Testing
         ]
         p.currentDirectoryURL = dir
         p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("ASPECT_") }
-            .merging(Self.env.merging(["ASPECT_SERVER_WORKERS": "1"]) { $1 }) { $1 }
+            .merging(Self.env.merging(["ASPECT_SERVER_WORKERS": "1", "TESTHOOK_ASPECT_ATTACKS": "1"]) { $1 }) { $1 }
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

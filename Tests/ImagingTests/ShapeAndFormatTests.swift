@@ -217,3 +217,68 @@ import Testing
         }
     }
 }
+
+/// The service reads a worker's result's format and size from its first bytes (SPEC:
+/// Isolation): every format the encoder writes, stills and animations, and bytes that are
+/// no image at all give an answer or nil, never a trap.
+@Suite struct ResultHeaderTests {
+    @Test(arguments: ImageFormat.allCases)
+    func everyFormatSaysItsSize(format: ImageFormat) throws {
+        let fixtures = try Fixtures()
+        let source = try fixtures.write(
+            "q.png", ImageFile.encode(Fixtures.quadrants(width: 300, height: 200), as: .png))
+        for (w, h) in [(200, 133), (37, 25), (1, 1)] {
+            let (_, rendered) = try thumb(source, "w=\(w)&h=\(h)&mode=stretch&format=\(format.rawValue)")
+            #expect(ResultHeader(rendered.bytes) == ResultHeader.expected(format, w, h), "\(format) \(w)×\(h)")
+        }
+    }
+
+    @Test func animationsSayTheirFrameSize() throws {
+        let fixtures = try Fixtures()
+        let frames = RawImage(width: 40, height: 90, bands: 3, pixels: [UInt8](repeating: 90, count: 40 * 90 * 3))
+        let gif = try fixtures.write("a.gif", ImageFile.encode(frames, as: .gif, pageHeight: 30, delays: [50, 50, 50]))
+        for format in [ImageFormat.webp, .gif] {
+            let (_, rendered) = try thumb(gif, "w=20&format=\(format.rawValue)")
+            #expect(ResultHeader(rendered.bytes) == ResultHeader.expected(format, 20, 15), "\(format)")
+        }
+    }
+
+    /// JPEG XL in its container (as when copyright is kept), and the size in eighths.
+    @Test func jpegXLInAContainer() throws {
+        let fixtures = try Fixtures()
+        let source = try fixtures.write(
+            "c.jpg",
+            ImageFile.encode(
+                Fixtures.quadrants(width: 200, height: 100), as: .jpeg, exif: ["exif-ifd0-Copyright": "Jane"]))
+        var limits = ImagingLimits()
+        limits.keepCopyright = true
+        for (w, h) in [(160, 80), (150, 75)] {
+            let (_, rendered) = try thumb(source, "w=\(w)&h=\(h)&mode=stretch&format=jxl", limits: limits)
+            #expect(ResultHeader(rendered.bytes) == ResultHeader.expected(.jxl, w, h), "\(w)×\(h)")
+        }
+    }
+
+    @Test func anyBytesAreAnAnswerOrNil() {
+        var g = SeededRandom(seed: 0x4EAD)
+        let heads: [[UInt8]] = [
+            [0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], Array("GIF89a".utf8),
+            Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8X".utf8), Array("II*\u{0}".utf8), Array("MM\u{0}*".utf8),
+            [0, 0, 0, 0x1C] + Array("ftypavif".utf8), [0xFF, 0x0A],
+        ]
+        for i in 0..<20_000 {
+            let head = heads[i % heads.count]
+            let tail = (0..<Int.random(in: 0...64, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
+            if let h = ResultHeader(head + tail), let s = h.size { #expect(s.width >= 1 && s.height >= 1) }
+        }
+        #expect(ResultHeader([UInt8]()) == nil && ResultHeader(Array("not an image".utf8)) == nil)
+    }
+}
+
+extension ResultHeader {
+    static func expected(_ format: ImageFormat, _ w: Int, _ h: Int) -> ResultHeader? {
+        var r = ResultHeader([0xFF, 0xD8, 0xFF])
+        r?.format = format
+        r?.size = Size(width: w, height: h)
+        return r
+    }
+}

@@ -11,16 +11,61 @@
 /// A SOCK_SEQPACKET socket pair (message boundaries kept), close-on-exec: 0 or -1.
 int csandbox_socketpair(int fds[2]);
 
-/// posix_spawn of `path` with `argv` and `envp` (NULL-terminated), and `child_fd` given to
-/// the child as descriptor 3 (every other descriptor closes on exec). The child's pid, or -1.
-pid_t csandbox_spawn(const char *path, char *const argv[], char *const envp[], int child_fd);
+/// A pipe, both ends close-on-exec: 0 or -1.
+int csandbox_pipe(int fds[2]);
+
+/// An eventfd (close-on-exec, non-blocking) to wake a thread's poll: the descriptor, or -1.
+int csandbox_eventfd(void);
+
+/// posix_spawn of `path` with `argv` and `envp` (NULL-terminated). The child holds exactly
+/// four descriptors: 0 and 1 `/dev/null`, 2 `log_fd` (or `/dev/null` when it is < 0) and 3
+/// `child_fd`; every other is closed in it, close-on-exec or not. The child's pid, or -1.
+pid_t csandbox_spawn(const char *path, char *const argv[], char *const envp[], int child_fd, int log_fd);
+
+/// This process may not be dumped: no core file, and no other process of its uid may open
+/// its `/proc` files (`mem`, `environ`, `maps`, `fd`) or attach to it. 0 or -1.
+int csandbox_not_dumpable(void);
+
+/// The Landlock ABI the kernel offers (1 …), 0 when it has none or it is off.
+int csandbox_landlock_abi(void);
+
+/// Restricts this thread, and every thread it starts from now on, with Landlock: the
+/// directories in `read_paths` (those that exist) may be read, nothing anywhere may be
+/// written, made, removed or executed; with ABI 4 no TCP bind or connect; with ABI 6 no
+/// signal to a process outside the domain and no abstract unix socket outside it. Call it
+/// before any other thread exists. The ABI enforced (> 0), 0 when the kernel has no
+/// Landlock, or a negative errno.
+int csandbox_landlock(const char *const read_paths[], int count);
+
+/// The resource limits of a worker: `address_space` bytes mapped (RLIMIT_AS), files written
+/// no larger than `file_size` (RLIMIT_FSIZE; a memfd counts), at most `files` descriptors
+/// open (RLIMIT_NOFILE), no core file. A 0 leaves that limit. 0 or -1.
+int csandbox_limits(unsigned long long address_space, unsigned long long file_size, unsigned long long files);
+
+/// RLIMIT_CPU's soft limit set `seconds` past the CPU time this process has used: a render
+/// that spins is stopped (SIGXCPU) even if nobody kills it. 0 or -1.
+int csandbox_cpu_budget(unsigned long long seconds);
+
+/// Every capability dropped (effective, permitted, inheritable, ambient, and the bounding
+/// set where it may be): a worker started by root holds no privilege. 0, or a negative errno.
+int csandbox_drop_capabilities(void);
+
+/// A memfd (close-on-exec) that can be sealed. The descriptor, or -1.
+int csandbox_sealable_memfd(const char *name);
+
+/// Seals a memfd against any change: no write, no shrink, no growth, no more seals. 0 or -1.
+int csandbox_seal(int fd);
+
+/// Whether `fd` is sealed against writes, shrinking and growth: 1 yes, 0 no.
+int csandbox_is_sealed(int fd);
 
 /// One message of `length` bytes, and `fd` beside it when it is >= 0 (SCM_RIGHTS).
 /// The bytes sent, or -1 (errno).
 ssize_t csandbox_send(int sock, const void *bytes, size_t length, int fd);
 
 /// One message into `buffer` (at most `capacity` bytes), a descriptor sent beside it in
-/// `*fd` (-1 when none). The bytes received (0: the other end closed), or -1 (errno).
+/// `*fd` (-1 when none). The bytes received (0: the other end closed), or -1 (errno;
+/// EPROTO: more than one descriptor came, all closed; EMSGSIZE: the message was cut).
 ssize_t csandbox_recv(int sock, void *buffer, size_t capacity, int *fd);
 
 /// Waits up to `timeout_ms` for `fd` to be readable: 1 readable (or closed), 0 timed out,
@@ -33,15 +78,22 @@ int csandbox_die_with_parent(void);
 /// RLIMIT_AS: the most address space the process may map (0: leave it). 0 or -1.
 int csandbox_limit_address_space(unsigned long long bytes);
 
-/// No core files, not dumpable, no new privileges, then a seccomp filter on every thread
-/// (TSYNC) that kills the process on socket, socketpair, connect, bind, listen, accept,
-/// execve, execveat, fork, vfork, clone of a process (clone of a thread is allowed), ptrace,
-/// process_vm_readv/writev, mount, chroot, pivot_root, kexec, init/finit/delete_module,
-/// setuid/setgid and their kin, unshare, setns, keyctl, bpf, perf_event_open, io_uring,
-/// tkill and the pidfd calls, a signal to another process (kill, tgkill) and a limit of
-/// another (prlimit64); clone3 answers ENOSYS (glibc then creates threads with clone).
-/// Everything else is allowed. 0, or a negative errno.
+/// No core files, not dumpable, no new privileges, then a seccomp allowlist on every thread
+/// (TSYNC), killing the process on any call not in it: reading and writing descriptors it
+/// holds, memory, threads (clone with CLONE_THREAD; clone3 answers ENOSYS so glibc uses
+/// clone), futexes, time, its own signals, limits and affinity, messages on its socket,
+/// memfds. A call that names a path to open or change it (open, openat, unlink, mkdir,
+/// rename, readlink, …) answers EACCES: what a render needs was opened before (asking
+/// whether a path may be read, `access`, and `stat` by name are allowed: Landlock says
+/// what there is).
+/// Signals, limits, priorities and affinities only for itself. 0, or a negative errno.
 int csandbox_lock(void);
+
+/// For the sandbox's own tests (issue 51's attacks): calls a taken-over worker would make,
+/// which Swift cannot spell. Each answers as the call did (-1 and errno when refused).
+int csandbox_try_userfaultfd(void);
+int csandbox_try_sigqueue(pid_t pid);
+int csandbox_try_setaffinity(pid_t pid);
 
 /// How a child ended, from waitpid's status: the signal that killed it (0: it exited) and
 /// its exit code.
