@@ -293,12 +293,13 @@ public final class ProcessRenderer: Renderer {
         }) {
             throw ServiceFailure(bad, stage: "worker", detail: "refused: it killed two render workers lately")
         }
-        let deadline = now + UInt64(max(0, settings.deadlineMs) + 1000) * 1_000_000
         var first: (signal: Int32, forced: String?, how: String)?
         while true {
             // The source is read again from its start by the fresh worker.
             lseek(file.fd, 0, SEEK_SET)
             let worker = try checkout()
+            // The render's time, from when a worker has it (a fresh one's start is not the render's).
+            let deadline = Clock.now() + UInt64(max(0, settings.deadlineMs) + 1000) * 1_000_000
             switch attempt(worker, file, request, order: order, deadline: deadline) {
             case .answered(let answer, let blob):
                 switch accept(answer, blob) {
@@ -325,7 +326,7 @@ public final class ProcessRenderer: Renderer {
                             "rendering took longer than limits.processingTimeoutMs (\(settings.deadlineMs) ms)"),
                         stage: "worker", detail: "worker \(worker.pid) killed at the deadline")
                 }
-                if first == nil, Clock.now() < deadline {
+                if first == nil {
                     first = (signal, forced, how)
                     settings.log("render worker \(worker.pid) died holding a job (\(how)); trying it once more")
                     continue
@@ -475,16 +476,29 @@ public final class ProcessRenderer: Renderer {
             }
             _ = reap(w, forced: nil, idle: true)
         }
-        let now = Clock.now()
-        let wait = state.withLock { s in s.nextSpawn > now ? s.nextSpawn - now : 0 }
-        if wait > 0 { usleep(UInt32(min(wait / 1000, 5_000_000))) }
-        guard let w = spawn(), w.awaitReady(ms: Self.startupMs) else {
-            slots.signal()
-            throw ServiceFailure(
-                AspectError(.internalError, "no render worker could be started"), stage: "worker",
-                detail: state.withLock { $0.spawnProblem } ?? "it ended before it was ready")
+        // None idle: a new one, tried five times (one killed from outside while it starts
+        // is no reason to fail the request).
+        var killed = false
+        for _ in 0..<5 {
+            let now = Clock.now()
+            let wait = state.withLock { s in s.nextSpawn > now ? s.nextSpawn - now : 0 }
+            if wait > 0 { usleep(UInt32(min(wait / 1000, 5_000_000))) }
+            guard let w = spawn() else { break }
+            if w.awaitReady(ms: Self.startupMs) {
+                state.withLock { $0.landlock = w.landlock.load(ordering: .relaxed) }
+                return w
+            }
+            killed = reap(w, forced: nil, idle: true).signal == SIGKILL
         }
-        return w
+        slots.signal()
+        if killed {
+            throw ServiceFailure(
+                AspectError(.workerLost, "the render workers are being stopped from outside; ask again"),
+                stage: "worker", detail: "each new worker was killed before it was ready")
+        }
+        throw ServiceFailure(
+            AspectError(.internalError, "no render worker could be started"), stage: "worker",
+            detail: state.withLock { $0.spawnProblem } ?? "it ended before it was ready")
     }
 
     /// A new worker: its socket pair, a pipe for what it writes on stderr (read here and

@@ -8,7 +8,7 @@ import Syscalls
 /// What the tests do inside a real locked-down worker during a real job, as code injected
 /// by a decoder's exploit would (issue 51). Compiled into debug builds only, and active only
 /// when the service that started the worker had `TESTHOOK_ASPECT_ATTACKS=1`: a release
-/// build has none of it. A source whose bytes begin `ASPECT-ATTACK NAME [ARG]` makes the
+/// build has none of it. A source whose first bytes hold `ASPECT-ATTACK NAME [ARG]` makes the
 /// worker try NAME and answer what happened (a 415 whose message says it), unless the
 /// sandbox kills it for trying.
 enum TestHooks {
@@ -17,9 +17,15 @@ enum TestHooks {
             guard ProcessInfo.processInfo.environment["TESTHOOK_ASPECT_ATTACKS"] == "1" else { return nil }
             var head = [UInt8](repeating: 0, count: 512)
             let n = head.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress, $0.count, 0) }
-            guard n > 14, head.starts(with: Array("ASPECT-ATTACK ".utf8)) else { return nil }
-            let words = String(decoding: head[14..<n], as: UTF8.self).split(whereSeparator: \.isWhitespace).map(
-                String.init)
+            // Anywhere in the first bytes: a source fetched from an origin must look like an
+            // image to the service first.
+            let marker = Array("ASPECT-ATTACK ".utf8)
+            guard n > marker.count,
+                let at = (0...(n - marker.count)).first(where: { head[$0..<($0 + marker.count)].elementsEqual(marker) })
+            else { return nil }
+            let words = String(decoding: head[(at + marker.count)..<n], as: UTF8.self).split(
+                whereSeparator: \.isWhitespace
+            ).map(String.init)
             guard let name = words.first else { return nil }
             let outcome = run(name, words.count > 1 ? words[1] : "", file: file)
             return ServiceFailure(AspectError(.unsupportedSource, "attack \(name): \(outcome)"), stage: "worker")
