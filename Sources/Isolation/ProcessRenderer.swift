@@ -129,7 +129,7 @@ public final class ProcessRenderer: Renderer {
     }
 
     /// The reasons `aspect_worker_restarts_total` counts by.
-    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age"]
+    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age", "failed"]
 
     public var workerFigures: WorkerFigures? {
         state.withLock { s in
@@ -422,7 +422,7 @@ public final class ProcessRenderer: Renderer {
             return
         }
         if let spare = spawn() { addIdle(spare) }
-        _ = reap(worker, forced: ifOld ? "age" : "exit", quiet: true)
+        _ = reap(worker, forced: ifOld ? "age" : "failed", quiet: true)
         slots.signal()
     }
 

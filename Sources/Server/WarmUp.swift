@@ -6,10 +6,9 @@ import Imaging
 import Syscalls
 
 /// A render worker's warm-up (SPEC: Isolation: "after every lazy loader is loaded"): before
-/// the lock, it renders a tiny file of every source format it may be given and writes every
-/// output format, so that each loader, encoder, plugin and font that libvips, GLib,
-/// fontconfig, poppler, libheif, dlib and FFmpeg open on first use is open already. After
-/// the lock a path opens nothing (EACCES).
+/// the lock, it renders a tiny file of every source format it may be given, so that each
+/// loader, plugin and font that libvips, GLib, fontconfig, poppler and FFmpeg open on first
+/// use is open already. After the lock a path opens nothing (EACCES).
 enum WarmUp {
     /// The files, made by the service (a worker makes nothing it could then be tricked by):
     /// one tiny file of each enabled source format, by its loader's name.
@@ -55,21 +54,18 @@ enum WarmUp {
         return out
     }
 
-    /// What a worker renders of the samples before it locks itself down: each source to a
-    /// PNG, with faces looked for, and the first raster one to every output format, at
-    /// `q=auto` and within `maxbytes` too. Failures are only logged: a loader that is not
-    /// there is not one the service will ask for.
+    /// What a worker renders of the samples before it locks itself down: each source, to a
+    /// small PNG, and a video's frames as a preview. Only what opens files on its first use
+    /// needs warming (loaders' modules, fontconfig and its fonts, poppler's data); the
+    /// encoders, dlib's model and orc's code open none (`IsolationTests.everyFormatRendersInAWorker`
+    /// holds every source and output format to that). Kept small: every new worker pays it
+    /// (BENCHMARKS.md: 8 encoders and a face search made a worker's start cost 0.3 s of CPU).
+    /// Failures are only logged: a loader that is not there is not one the service will
+    /// ask for.
     static func run(_ thumbnailer: Thumbnailer, samples: [(String, [UInt8])]) {
-        var queries = samples.map { ($0.0, $0.1, "w=8&h=8&mode=fill&gravity=face&format=png") }
+        var queries = samples.map { ($0.0, $0.1, "w=8&format=png") }
         if let video = samples.first(where: { ["mp4", "webm", "mkv"].contains($0.0) }) {
-            queries.append((video.0, video.1, "w=8&frames=2&format=webp"))
-        }
-        if let still = samples.first(where: { $0.0 == "jpeg" || $0.0 == "png" }) {
-            for format in ImageFormat.allCases {
-                queries.append((still.0, still.1, "w=8&format=\(format.rawValue)"))
-            }
-            queries.append((still.0, still.1, "w=8&q=auto&format=webp"))
-            queries.append((still.0, still.1, "w=12&maxbytes=1024&format=jpeg"))
+            queries.append((video.0, video.1, "w=8&frames=2&format=png"))
         }
         for (format, bytes, query) in queries {
             let fd = csandbox_sealable_memfd("aspect-warm-up")
@@ -80,10 +76,6 @@ enum WarmUp {
             else { continue }
             do throws(ImagingError) {
                 _ = try thumbnailer.thumbnail(file: file, request: request, requestLimits: RequestLimits())
-                if query.hasPrefix("w=8&h=8") {
-                    lseek(fd, 0, SEEK_SET)
-                    _ = try thumbnailer.describe(file: file, reading: SourceReading(faces: true))
-                }
             } catch {
                 EventLog.write(.debug, "render worker: warming up \(format) (\(query)): \(error)")
             }

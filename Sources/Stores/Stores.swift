@@ -247,7 +247,8 @@ public struct WorkerFigures: Sendable {
     /// Workers running now.
     public var live: Int
     /// Replacements, by why the worker went: `signal`, `seccomp`, `memory`, `deadline`, `exit`,
-    /// `protocol` (an answer that could not be trusted), `age` (`server.workerJobs` made).
+    /// `protocol` (an answer that could not be trusted), `age` (`server.workerJobs` made),
+    /// `failed` (replaced after a render that failed: a bad source, say).
     public var restarts: [String: Int]
     /// The Landlock ABI the workers are held by (0: the kernel has none); nil before one started.
     public var landlock: Int?
