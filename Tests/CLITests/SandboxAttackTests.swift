@@ -82,6 +82,17 @@ import Testing
         #expect(entries.count == 5 && entries.last?.hasSuffix("job") == true, "\(held)")
     }
 
+    /// What holds the workers is said: `/metrics` (the Landlock ABI the kernel gave, the
+    /// seccomp allowlist) and `/readyz`'s body.
+    @Test func theSandboxIsSaid() throws {
+        _ = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=33")
+        let metrics = try ServiceTests.get(server.port, "/metrics").text
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("aspect_sandbox_info{") } ?? ""
+        #expect(line.contains(#"seccomp="allowlist"} 1"#) && line.contains("landlock=\""), "\(line)")
+        let ready = try ServiceTests.get(server.port, "/readyz")
+        #expect(ready.status == 200 && ready.text.contains("seccomp allowlist"), "\(ready.text)")
+    }
+
     /// The worker's command line and environment carry no secret.
     @Test func nothingSecretIsHanded() throws {
         let secret = try ServeProcess(
