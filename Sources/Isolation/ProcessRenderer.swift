@@ -428,12 +428,21 @@ public final class ProcessRenderer: Renderer {
 
     /// Waits for the child (killing it first: a live one answered nonsense or is being
     /// retired; a dead one is a zombie until the wait, and the signal goes nowhere),
-    /// closes its socket, counts it by reason; its signal (0: it exited) and how it ended.
+    /// closes its socket, counts it by reason; its signal (0: it exited, or the service
+    /// killed it) and how it ended.
     private func reap(_ worker: Worker, forced: String?, idle: Bool = false, quiet: Bool = false) -> (
         signal: Int32, how: String
     ) {
         var status: Int32 = 0
-        if waitpid(worker.pid, &status, WNOHANG) != worker.pid {
+        var reaped = waitpid(worker.pid, &status, WNOHANG) == worker.pid
+        // One whose socket closed as it died may not be done dying yet: a moment's grace,
+        // so its own end is read, not the kill sent here.
+        for _ in 0..<10 where !reaped && forced == nil {
+            usleep(20_000)
+            reaped = waitpid(worker.pid, &status, WNOHANG) == worker.pid
+        }
+        let killedHere = !reaped
+        if killedHere {
             kill(worker.pid, SIGKILL)
             while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
         }
@@ -456,7 +465,8 @@ public final class ProcessRenderer: Renderer {
             }
         }
         if !quiet { settings.log("render worker \(worker.pid) ended (\(how), \(reason)); replacing it") }
-        return (signal, how)
+        // A kill sent here is not one from outside: it blames the worker, as a crash does.
+        return (killedHere ? 0 : signal, killedHere ? how + " (sent by the service)" : how)
     }
 
     private func checkout() throws(ServiceFailure) -> Worker {
