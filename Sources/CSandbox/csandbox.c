@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -25,6 +26,11 @@
 int csandbox_socketpair(int fds[2]) { return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds); }
 
 int csandbox_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int csandbox_send_timeout(int fd, int ms) {
+    struct timeval t = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+    return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, sizeof t);
+}
 
 int csandbox_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
@@ -289,8 +295,8 @@ int csandbox_limit_address_space(unsigned long long bytes) {
 static const char *const allowed[] = {
     // Descriptors it holds: the source, its socket, the answers' memfds.
     "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "lseek", "close",
-    "fstat", "newfstatat", "fstatfs", "statx", "fcntl", "dup", "dup3", "ftruncate", "fallocate", "fadvise64",
-    "getdents64", "memfd_create", "recvmsg", "sendmsg", "poll", "ppoll", "pipe2", "eventfd2", "ioctl",
+    "fstat", "newfstatat", "fstatfs", "statx", "dup", "dup3", "ftruncate", "fallocate", "fadvise64",
+    "getdents64", "memfd_create", "recvmsg", "sendmsg", "poll", "ppoll", "pipe2", "eventfd2",
     // What a held socket is (GLib asks whether stderr is journald's before it logs).
     "getpeername", "getsockname", "getsockopt",
     // Whether a path may be read (fontconfig asks before it uses a font it found in its
@@ -363,6 +369,29 @@ int csandbox_lock(void) {
     if (r == 0) r = add(ctx, SCMP_ACT_ALLOW, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME));
     if (r == 0) r = add(ctx, SCMP_ACT_ALLOW, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_GET_NAME));
     if (r == 0) r = add(ctx, SCMP_ACT_ALLOW, "prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_GET_DUMPABLE));
+    // fcntl and ioctl, but not to make the kernel signal another process for an event on a
+    // descriptor (F_SETOWN, F_SETSIG, F_SETOWN_EX, a lease, a notify; FIOSETOWN, SIOCSPGRP,
+    // FIOASYNC): that would reach the service where Landlock's signal scoping (ABI 6) is
+    // missing. Those answer EPERM. libseccomp takes one comparison an argument a rule, so
+    // what is allowed is spelled as values and open ranges around them.
+    int fcntl_nr = seccomp_syscall_resolve_name("fcntl");
+    static const scmp_datum_t fcntl_no[] = {F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY};
+    static const scmp_datum_t fcntl_ok[] = {9, 11, 12, 13, 14, 16, 36, 37, 38, 1025, 1030, 1031, 1032,
+                                            1033, 1034, 1035, 1036, 1037, 1038};
+    for (size_t k = 0; k < sizeof fcntl_no / sizeof fcntl_no[0] && r == 0; k++)
+        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), fcntl_nr, 1, SCMP_A1(SCMP_CMP_EQ, fcntl_no[k]));
+    for (size_t k = 0; k < sizeof fcntl_ok / sizeof fcntl_ok[0] && r == 0; k++)
+        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, fcntl_nr, 1, SCMP_A1(SCMP_CMP_EQ, fcntl_ok[k]));
+    if (r == 0) r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, fcntl_nr, 1, SCMP_A1(SCMP_CMP_LT, F_SETOWN));
+    if (r == 0) r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, fcntl_nr, 1, SCMP_A1(SCMP_CMP_GT, 1038));
+    int ioctl_nr = seccomp_syscall_resolve_name("ioctl");
+    static const scmp_datum_t ioctl_no[] = {FIOASYNC, FIOSETOWN, SIOCSPGRP};
+    for (size_t k = 0; k < sizeof ioctl_no / sizeof ioctl_no[0] && r == 0; k++)
+        r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), ioctl_nr, 1, SCMP_A1(SCMP_CMP_EQ, ioctl_no[k]));
+    // Terminal and file ioctls below FIOASYNC (TCGETS, FIONREAD, FIONBIO, FIOCLEX), and the
+    // _IOC-encoded ones above the socket range.
+    if (r == 0) r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ioctl_nr, 1, SCMP_A1(SCMP_CMP_LT, FIOASYNC));
+    if (r == 0) r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, ioctl_nr, 1, SCMP_A1(SCMP_CMP_GT, SIOCSPGRP));
     if (r == 0) r = seccomp_load(ctx);
     seccomp_release(ctx);
     return r;

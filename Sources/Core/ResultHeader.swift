@@ -9,7 +9,9 @@ public struct ResultHeader: Equatable, Sendable {
 
     /// The format by its magic bytes, and the size where the header gives it.
     public init?(_ bytes: some RandomAccessCollection<UInt8>) {
-        let b = Bytes(Array(bytes.prefix(1 << 16)))
+        // All of it: libtiff writes its directory after the pixels, and a large ICC
+        // profile can push a JPEG's frame header or an AVIF's properties far in.
+        let b = Bytes(Array(bytes))
         if b.starts(with: [0xFF, 0xD8, 0xFF]) {
             (format, size) = (.jpeg, Self.jpeg(b))
         } else if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {

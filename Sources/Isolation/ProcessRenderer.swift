@@ -141,7 +141,9 @@ public final class ProcessRenderer: Renderer {
 
     public func readinessProblem() -> String? {
         state.withLock { s in
-            s.live == 0 ? "no render worker is running" + (s.spawnProblem.map { ": \($0)" } ?? "") : nil
+            // None running, or none has yet said it is ready while starting them fails.
+            s.live == 0 || (s.landlock == nil && s.spawnProblem != nil)
+                ? "no render worker is running" + (s.spawnProblem.map { ": \($0)" } ?? "") : nil
         }
     }
 
@@ -171,13 +173,25 @@ public final class ProcessRenderer: Renderer {
                     s.landlock = w.landlock.load(ordering: .relaxed)
                     return
                 }
+                // The poll may be older than a job that took it and gave it back: asked again.
+                guard csandbox_wait_readable(w.socket, 0) == 1 else { return }
                 s.idle.removeAll { $0 === w }
                 dead.append(w)
             }
         }
         for w in dead {
-            _ = reap(w, forced: nil, idle: true)
-            if let fresh = spawn() { addIdle(fresh) }
+            // One that never said it was ready (a bad setting, a strict sandbox the kernel
+            // cannot give) counts toward the back-off, so it is not restarted in a loop.
+            let started = w.ready.load(ordering: .acquiring)
+            _ = reap(w, forced: nil, idle: started)
+            if !started {
+                state.withLock { $0.spawnProblem = "a render worker ended before it was ready (see the log)" }
+            }
+            if state.withLock({ $0.nextSpawn <= Clock.now() && $0.live < max(1, settings.workers) }),
+                let fresh = spawn()
+            {
+                addIdle(fresh)
+            }
         }
         return true
     }
@@ -245,6 +259,19 @@ public final class ProcessRenderer: Renderer {
         throw AspectError(.internalError, "this job needs no plan")
     }
 
+    /// A failure a worker reports, held to what a render can fail with: another code (a
+    /// worker cannot say it was lost or lied to, or that a source was poisoned) is an
+    /// internal error, and what it says is cut to a length a client may read.
+    static func believable(_ f: ServiceFailure) -> ServiceFailure {
+        let codes: Set<AspectError.Code> = [
+            .badParam, .sourceTooLarge, .unsupportedSource, .processingTimeout, .internalError,
+        ]
+        let code = codes.contains(f.error.code) ? f.error.code : .internalError
+        return ServiceFailure(
+            AspectError(code, String(f.error.message.prefix(500))), stage: String(f.stage.prefix(40)),
+            detail: String(f.detail.prefix(2000)))
+    }
+
     /// Why an answer is not believed.
     struct Distrusted: Error, ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
         var reason: String
@@ -266,7 +293,8 @@ public final class ProcessRenderer: Renderer {
     /// How one try of a job on one worker ended.
     private enum Outcome {
         case answered(FromWorker, [UInt8])
-        case failed(ServiceFailure)
+        /// `refused`: the service refused the plan, so the worker decoded nothing more.
+        case failed(ServiceFailure, refused: Bool = false)
         /// The worker died holding it: the signal (0: it exited), and whether the service
         /// killed it (`forced`: the deadline, a bad answer).
         case died(signal: Int32, forced: String?, how: String)
@@ -297,25 +325,29 @@ public final class ProcessRenderer: Renderer {
         while true {
             // The source is read again from its start by the fresh worker.
             lseek(file.fd, 0, SEEK_SET)
-            let worker = try checkout()
+            // The second try in a fresh worker (SPEC: Isolation), never in one that was
+            // idle beside the one that died (whatever killed that may have hit it too).
+            let worker = try checkout(fresh: first != nil)
             // The render's time, from when a worker has it (a fresh one's start is not the render's).
             let deadline = Clock.now() + UInt64(max(0, settings.deadlineMs) + 1000) * 1_000_000
             switch attempt(worker, file, request, order: order, deadline: deadline) {
             case .answered(let answer, let blob):
                 switch accept(answer, blob) {
                 case .success(let value):
+                    state.withLock { $0.deaths = 0 }
                     retire(worker, ifOld: true)
                     return value
                 case .failure(let problem):
                     finish(worker, forced: "protocol")
                     throw Self.protocolFailure(problem.reason)
                 }
-            case .failed(let failure):
-                // A render that failed may have left the worker in any state: replaced.
+            case .failed(let failure, let refused):
+                // A render that failed may have left the worker in any state: replaced
+                // (unless the service refused its plan, and it read no more than a header).
                 if failure.error.code == .workerProtocol {
                     _ = finish(worker, forced: "protocol")
                 } else {
-                    retire(worker, ifOld: false)
+                    retire(worker, ifOld: refused)
                 }
                 throw failure
             case .died(let signal, let forced, let how):
@@ -356,6 +388,7 @@ public final class ProcessRenderer: Renderer {
         order: (SourceDescription) throws(AspectError) -> RenderOrder, deadline: UInt64
     ) -> Outcome {
         var planned = false
+        var refused = false
         do throws(Wire.Problem) {
             try Wire.send(request, on: worker.socket, fd: file.fd)
             while true {
@@ -378,9 +411,10 @@ public final class ProcessRenderer: Renderer {
                         reply = .order(try order(description))
                     } catch {
                         reply = .orderRefused(error)
+                        refused = true
                     }
                     try Wire.send(reply, on: worker.socket)
-                case .failed(let f): return .failed(f.failure)
+                case .failed(let f): return .failed(Self.believable(f.failure), refused: refused)
                 default: return .answered(answer, blob)
                 }
             }
@@ -412,12 +446,17 @@ public final class ProcessRenderer: Renderer {
     private func retire(_ worker: Worker, ifOld: Bool) {
         let jobs = worker.jobs.add(1, ordering: .relaxed).newValue
         let old = settings.workerJobs > 0 && jobs >= settings.workerJobs
-        guard !ifOld || old else {
-            state.withLock { s in
-                s.idle.append(worker)
-                s.deaths = 0
-            }
+        // More workers than configured (a checkout started one while a replacement was on
+        // its way): this one goes instead of back.
+        let surplus = state.withLock { $0.live > max(1, settings.workers) }
+        guard !ifOld || old || surplus else {
+            state.withLock { $0.idle.append(worker) }
             poke()
+            slots.signal()
+            return
+        }
+        if surplus, !old {
+            _ = reap(worker, forced: "age", quiet: true)
             slots.signal()
             return
         }
@@ -469,9 +508,17 @@ public final class ProcessRenderer: Renderer {
         return (killedHere ? 0 : signal, killedHere ? how + " (sent by the service)" : how)
     }
 
-    private func checkout() throws(ServiceFailure) -> Worker {
+    private func checkout(fresh: Bool = false) throws(ServiceFailure) -> Worker {
         slots.wait()
-        while let w = state.withLock({ $0.idle.popLast() }) {
+        // A worker that has said it is ready first (a spare may still be warming up).
+        while !fresh,
+            let w = state.withLock({ s -> Worker? in
+                guard let i = s.idle.lastIndex(where: { $0.ready.load(ordering: .acquiring) }) else {
+                    return s.idle.popLast()
+                }
+                return s.idle.remove(at: i)
+            })
+        {
             // A new worker first says it is ready (one that ends before that, say on a bad
             // configuration, is no source's fault); then an idle one says nothing, and a
             // readable socket is its end (it died waiting).
@@ -542,6 +589,9 @@ public final class ProcessRenderer: Renderer {
             s.live += 1
             s.spawnProblem = nil
         }
+        // A send the worker does not take within a few seconds (it stopped reading) fails,
+        // and counts as its end: a worker cannot hold a request thread in a send.
+        csandbox_send_timeout(fds[0], 5000)
         let worker = Worker(pid: pid, socket: fds[0])
         // Its settings, its first message; one that cannot take them is ended now.
         do throws(Wire.Problem) {

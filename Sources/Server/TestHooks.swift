@@ -64,6 +64,12 @@ enum TestHooks {
             case "queue": return denied(csandbox_try_sigqueue(other(argument) ?? service))
             case "renice": return denied(setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(service), 19))
             case "affinity": return denied(csandbox_try_setaffinity(service))
+            case "setown":
+                // A pipe of its own whose events the kernel would signal to the service.
+                var ends: [Int32] = [-1, -1]
+                guard csandbox_pipe(&ends) == 0 else { return "no pipe" }
+                defer { for e in ends { close(e) } }
+                return denied(fcntl(ends[0], F_SETOWN, service))
             case "userfaultfd": return denied(csandbox_try_userfaultfd())
             case "socket": return denied(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0))
             case "connect":

@@ -42,8 +42,18 @@ enum WarmUp {
         add("pdf") { ImageFile.pdf(pages: [ImageFile.Page(width: 40, height: 40, rgb: (30, 90, 160))]) }
         let video = ["mp4", "webm", "mkv"].first { formats.contains($0) }
         if let video {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("aspect-warm-\(getpid()).mp4").path
-            defer { unlink(path) }
+            // A folder of its own (mkdtemp: made new, this user's only), removed after.
+            var template = Array((FileManager.default.temporaryDirectory.path + "/aspect-warm-XXXXXX").utf8CString)
+            let folder: String? = template.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress, let made = mkdtemp(base) else { return nil }
+                return String(cString: made)
+            }
+            guard let folder else { return out }
+            let path = folder + "/clip.mp4"
+            defer {
+                unlink(path)
+                rmdir(folder)
+            }
             let frames = (0..<4).map { _ in rgb }
             if (try? ImageFile.writeClip(to: path, frames: frames, fps: 4, codec: .h264, keyframeEvery: 2)) != nil,
                 let data = FileManager.default.contents(atPath: path)

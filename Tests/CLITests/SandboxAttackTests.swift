@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: [
         "environ", "mem", "maps", "fd", "read CONFIG", "read /etc/passwd", "create CACHE/planted.jpg",
-        "create IMAGES/planted.jpg", "create /tmp/aspect-planted", "read /proc/SERVICE/status",
+        "create IMAGES/planted.jpg", "create /tmp/aspect-planted", "read /proc/SERVICE/status", "setown",
     ])
     func filesAreOutOfReach(attack: String) throws {
         let spelled = attack.replacingOccurrences(of: "CONFIG", with: dir.appendingPathComponent("secret.json").path)

@@ -233,6 +233,20 @@ import Testing
         }
     }
 
+    /// A result whose header lies past its first 64 KiB: libtiff writes the directory after
+    /// the pixels (a noisy picture's TIFF is large).
+    @Test func aLargeTIFFSaysItsSize() throws {
+        let fixtures = try Fixtures()
+        var g = SeededRandom(seed: 0x71FF)
+        let noise = RawImage(
+            width: 400, height: 300, bands: 3,
+            pixels: (0..<(400 * 300 * 3)).map { _ in UInt8.random(in: 0...255, using: &g) })
+        let source = try fixtures.write("noise.png", ImageFile.encode(noise, as: .png))
+        let (_, rendered) = try thumb(source, "w=400&format=tiff")
+        #expect(rendered.bytes.count > 1 << 17)
+        #expect(ResultHeader(rendered.bytes) == ResultHeader.expected(.tiff, 400, 300))
+    }
+
     @Test func animationsSayTheirFrameSize() throws {
         let fixtures = try Fixtures()
         let frames = RawImage(width: 40, height: 90, bands: 3, pixels: [UInt8](repeating: 90, count: 40 * 90 * 3))

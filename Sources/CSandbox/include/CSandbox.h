@@ -11,6 +11,9 @@
 /// A SOCK_SEQPACKET socket pair (message boundaries kept), close-on-exec: 0 or -1.
 int csandbox_socketpair(int fds[2]);
 
+/// Sends on `fd` that cannot be made within `ms` fail (SO_SNDTIMEO). 0 or -1.
+int csandbox_send_timeout(int fd, int ms);
+
 /// A pipe, both ends close-on-exec: 0 or -1.
 int csandbox_pipe(int fds[2]);
 
