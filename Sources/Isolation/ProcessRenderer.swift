@@ -105,10 +105,10 @@ public final class ProcessRenderer: Renderer {
     }
 
     let settings: Settings
-    private let state = Mutex(State())
-    private let slots: DispatchSemaphore
+    let state = Mutex(State())
+    let slots: DispatchSemaphore
     /// Wakes the watcher of idle workers when the idle set changes.
-    private let wake: Int32
+    let wake: Int32
 
     /// Starts `settings.workers` workers, and the thread that notices one dying idle. This
     /// process is made not dumpable first: a worker of the same uid, taken over, cannot
@@ -154,7 +154,7 @@ public final class ProcessRenderer: Renderer {
     /// new one's ready message is read, and one whose socket reads as closed has died
     /// waiting (a signal from outside, the kernel): reaped, counted and replaced now,
     /// not when a job would have found it. False once the renderer is gone.
-    private func watchOnce() -> Bool {
+    func watchOnce() -> Bool {
         let idle = state.withLock { $0.idle }
         var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
         fds += idle.map { pollfd(fd: $0.socket, events: Int16(POLLIN), revents: 0) }
@@ -196,12 +196,12 @@ public final class ProcessRenderer: Renderer {
         return true
     }
 
-    private func addIdle(_ w: Worker) {
+    func addIdle(_ w: Worker) {
         state.withLock { $0.idle.append(w) }
         poke()
     }
 
-    private func poke() {
+    func poke() {
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
     }
@@ -286,341 +286,5 @@ public final class ProcessRenderer: Renderer {
         ServiceFailure(
             AspectError(.workerProtocol, "the render worker gave an answer that cannot be trusted; it was replaced"),
             stage: "worker", detail: detail)
-    }
-
-    // MARK: Jobs
-
-    /// How one try of a job on one worker ended.
-    private enum Outcome {
-        case answered(FromWorker, [UInt8])
-        /// `refused`: the service refused the plan, so the worker decoded nothing more.
-        case failed(ServiceFailure, refused: Bool = false)
-        /// The worker died holding it: the signal (0: it exited), and whether the service
-        /// killed it (`forced`: the deadline, a bad answer).
-        case died(signal: Int32, forced: String?, how: String)
-    }
-
-    /// One job: tried on a worker, and once more on a fresh one if that worker died with
-    /// it (SPEC: Isolation). A source two workers died of is refused for `poisonSeconds`;
-    /// a worker killed from outside both times is a 503 and blames no source.
-    /// `accept`: the answer held to what it may say (SPEC: Isolation), and made into the
-    /// job's value; a problem it finds is a 502 and the worker goes.
-    private func job<T>(
-        _ file: OpenFile, _ request: ToWorker, order: (SourceDescription) throws(AspectError) -> RenderOrder,
-        accept: (FromWorker, [UInt8]) -> Result<T, Distrusted>
-    ) throws(ServiceFailure) -> T {
-        let source = Self.identity(file)
-        let now = Clock.now()
-        if let bad = state.withLock({ s -> AspectError? in
-            // Expired entries go as they are met, and all of them when the map grows large.
-            if s.poisoned.count > 10_000 { s.poisoned = s.poisoned.filter { $0.value.until > now } }
-            guard let p = s.poisoned[source] else { return nil }
-            if p.until > now { return p.error }
-            s.poisoned[source] = nil
-            return nil
-        }) {
-            throw ServiceFailure(bad, stage: "worker", detail: "refused: it killed two render workers lately")
-        }
-        var first: (signal: Int32, forced: String?, how: String)?
-        while true {
-            // The source is read again from its start by the fresh worker.
-            lseek(file.fd, 0, SEEK_SET)
-            // The second try in a fresh worker (SPEC: Isolation), never in one that was
-            // idle beside the one that died (whatever killed that may have hit it too).
-            let worker = try checkout(fresh: first != nil)
-            // The render's time, from when a worker has it (a fresh one's start is not the render's).
-            let deadline = Clock.now() + UInt64(max(0, settings.deadlineMs) + 1000) * 1_000_000
-            switch attempt(worker, file, request, order: order, deadline: deadline) {
-            case .answered(let answer, let blob):
-                switch accept(answer, blob) {
-                case .success(let value):
-                    state.withLock { $0.deaths = 0 }
-                    retire(worker, ifOld: true)
-                    return value
-                case .failure(let problem):
-                    finish(worker, forced: "protocol")
-                    throw Self.protocolFailure(problem.reason)
-                }
-            case .failed(let failure, let refused):
-                // A render that failed may have left the worker in any state: replaced
-                // (unless the service refused its plan, and it read no more than a header).
-                if failure.error.code == .workerProtocol {
-                    _ = finish(worker, forced: "protocol")
-                } else {
-                    retire(worker, ifOld: refused)
-                }
-                throw failure
-            case .died(let signal, let forced, let how):
-                if forced == "deadline" {
-                    throw ServiceFailure(
-                        AspectError(
-                            .processingTimeout,
-                            "rendering took longer than limits.processingTimeoutMs (\(settings.deadlineMs) ms)"),
-                        stage: "worker", detail: "worker \(worker.pid) killed at the deadline")
-                }
-                if first == nil {
-                    first = (signal, forced, how)
-                    settings.log("render worker \(worker.pid) died holding a job (\(how)); trying it once more")
-                    continue
-                }
-                // Killed from outside (not by the service): nothing says the source did it.
-                if signal == SIGKILL, forced == nil {
-                    throw ServiceFailure(
-                        AspectError(.workerLost, "the render was interrupted from outside; ask again"),
-                        stage: "worker", detail: "worker \(worker.pid): \(how), after \(first?.how ?? "nothing")")
-                }
-                let error = AspectError(
-                    .decodeCrashed,
-                    "the source made the renderer crash twice; it is refused for limits.poisonSeconds "
-                        + "(\(settings.poisonSeconds) s)")
-                let until = Clock.now() + UInt64(settings.poisonSeconds) * 1_000_000_000
-                state.withLock { $0.poisoned[source] = (until, error) }
-                throw ServiceFailure(
-                    error, stage: "worker", detail: "worker \(worker.pid): \(how), after \(first?.how ?? "nothing")")
-            }
-        }
-    }
-
-    /// One try of a job on `worker`: the request with the source beside it, the plan asked
-    /// for (once) and given, the answer.
-    private func attempt(
-        _ worker: Worker, _ file: OpenFile, _ request: ToWorker,
-        order: (SourceDescription) throws(AspectError) -> RenderOrder, deadline: UInt64
-    ) -> Outcome {
-        var planned = false
-        var refused = false
-        do throws(Wire.Problem) {
-            try Wire.send(request, on: worker.socket, fd: file.fd)
-            while true {
-                let at = Clock.now()
-                let left = deadline > at ? Int32(min((deadline - at) / 1_000_000, UInt64(Int32.max))) : 0
-                if settings.deadlineMs > 0, csandbox_wait_readable(worker.socket, max(1, left)) == 0 {
-                    kill(worker.pid, SIGKILL)
-                    return died(worker, forced: "deadline")
-                }
-                let (answer, blob) = try Wire.receiveAnswer(
-                    on: worker.socket, limit: settings.maxResultBytes + Wire.answerOverhead)
-                switch answer {
-                case .needOrder(let description):
-                    // Once a job, about a source an honest header could describe.
-                    guard !planned, case .render = request else { throw Wire.Problem.malformed("a second plan asked") }
-                    if let problem = AnswerCheck.description(description) { throw Wire.Problem.malformed(problem) }
-                    planned = true
-                    let reply: ToWorker
-                    do throws(AspectError) {
-                        reply = .order(try order(description))
-                    } catch {
-                        reply = .orderRefused(error)
-                        refused = true
-                    }
-                    try Wire.send(reply, on: worker.socket)
-                case .failed(let f): return .failed(Self.believable(f.failure), refused: refused)
-                default: return .answered(answer, blob)
-                }
-            }
-        } catch {
-            // Nonsense from a worker is its fault, not the source's: a 502, and it goes.
-            if case .malformed(let why) = error { return .failed(Self.protocolFailure(why)) }
-            return died(worker, forced: nil)
-        }
-    }
-
-    private func died(_ worker: Worker, forced: String?) -> Outcome {
-        let (signal, how) = finish(worker, forced: forced)
-        return .died(signal: signal, forced: forced, how: how)
-    }
-
-    /// A worker that is done: killed if it is not dead yet, reaped, counted, replaced (at
-    /// once, unless replacements keep dying). Its signal and how it ended.
-    @discardableResult
-    private func finish(_ worker: Worker, forced: String?) -> (signal: Int32, how: String) {
-        let ended = reap(worker, forced: forced)
-        if state.withLock({ $0.nextSpawn <= Clock.now() }), let w = spawn() { addIdle(w) }
-        slots.signal()
-        return ended
-    }
-
-    /// A worker back from a job: idle again, or replaced when it has made
-    /// `settings.workerJobs` renders (`ifOld`) or its render failed (a spare started
-    /// first, so no request waits on a start).
-    private func retire(_ worker: Worker, ifOld: Bool) {
-        let jobs = worker.jobs.add(1, ordering: .relaxed).newValue
-        let old = settings.workerJobs > 0 && jobs >= settings.workerJobs
-        // More workers than configured (a checkout started one while a replacement was on
-        // its way): this one goes instead of back.
-        let surplus = state.withLock { $0.live > max(1, settings.workers) }
-        guard !ifOld || old || surplus else {
-            state.withLock { $0.idle.append(worker) }
-            poke()
-            slots.signal()
-            return
-        }
-        if surplus, !old {
-            _ = reap(worker, forced: "age", quiet: true)
-            slots.signal()
-            return
-        }
-        if let spare = spawn() { addIdle(spare) }
-        _ = reap(worker, forced: ifOld ? "age" : "failed", quiet: true)
-        slots.signal()
-    }
-
-    /// Waits for the child (killing it first: a live one answered nonsense or is being
-    /// retired; a dead one is a zombie until the wait, and the signal goes nowhere),
-    /// closes its socket, counts it by reason; its signal (0: it exited, or the service
-    /// killed it) and how it ended.
-    private func reap(_ worker: Worker, forced: String?, idle: Bool = false, quiet: Bool = false) -> (
-        signal: Int32, how: String
-    ) {
-        var status: Int32 = 0
-        var reaped = waitpid(worker.pid, &status, WNOHANG) == worker.pid
-        // One whose socket closed as it died may not be done dying yet: a moment's grace,
-        // so its own end is read, not the kill sent here.
-        for _ in 0..<10 where !reaped && forced == nil {
-            usleep(20_000)
-            reaped = waitpid(worker.pid, &status, WNOHANG) == worker.pid
-        }
-        let killedHere = !reaped
-        if killedHere {
-            kill(worker.pid, SIGKILL)
-            while waitpid(worker.pid, &status, 0) < 0, errno == EINTR {}
-        }
-        close(worker.socket)
-        var signal: Int32 = 0
-        var code: Int32 = 0
-        csandbox_status(status, &signal, &code)
-        let reason =
-            forced ?? (signal == SIGSYS ? "seccomp" : signal == SIGKILL ? "signal" : signal != 0 ? "signal" : "exit")
-        let how = signal != 0 ? "signal \(signal)" : "exit \(code)"
-        state.withLock { s in
-            s.live -= 1
-            s.restarts[reason, default: 0] += 1
-            // A worker killed while idle (from outside), or retired, says nothing of the sources.
-            if !idle, !quiet { s.deaths += 1 }
-            if !idle, !quiet, s.deaths > 2 {
-                // Replacements that keep dying: wait 0.1 s, doubling to 5 s, before the next.
-                let wait = min(5000, 100 << min(6, s.deaths - 3))
-                s.nextSpawn = Clock.now() + UInt64(wait) * 1_000_000
-            }
-        }
-        if !quiet { settings.log("render worker \(worker.pid) ended (\(how), \(reason)); replacing it") }
-        // A kill sent here is not one from outside: it blames the worker, as a crash does.
-        return (killedHere ? 0 : signal, killedHere ? how + " (sent by the service)" : how)
-    }
-
-    private func checkout(fresh: Bool = false) throws(ServiceFailure) -> Worker {
-        slots.wait()
-        // A worker that has said it is ready first (a spare may still be warming up).
-        while !fresh,
-            let w = state.withLock({ s -> Worker? in
-                guard let i = s.idle.lastIndex(where: { $0.ready.load(ordering: .acquiring) }) else {
-                    return s.idle.popLast()
-                }
-                return s.idle.remove(at: i)
-            })
-        {
-            // A new worker first says it is ready (one that ends before that, say on a bad
-            // configuration, is no source's fault); then an idle one says nothing, and a
-            // readable socket is its end (it died waiting).
-            guard w.awaitReady(ms: Self.startupMs) else {
-                _ = reap(w, forced: "exit", idle: true)
-                continue
-            }
-            state.withLock { $0.landlock = w.landlock.load(ordering: .relaxed) }
-            guard csandbox_wait_readable(w.socket, 0) == 1 else {
-                poke()
-                return w
-            }
-            _ = reap(w, forced: nil, idle: true)
-        }
-        // None idle: a new one, tried five times (one killed from outside while it starts
-        // is no reason to fail the request).
-        var killed = false
-        for _ in 0..<5 {
-            let now = Clock.now()
-            let wait = state.withLock { s in s.nextSpawn > now ? s.nextSpawn - now : 0 }
-            if wait > 0 { usleep(UInt32(min(wait / 1000, 5_000_000))) }
-            guard let w = spawn() else { break }
-            if w.awaitReady(ms: Self.startupMs) {
-                state.withLock { $0.landlock = w.landlock.load(ordering: .relaxed) }
-                return w
-            }
-            killed = reap(w, forced: nil, idle: true).signal == SIGKILL
-        }
-        slots.signal()
-        if killed {
-            throw ServiceFailure(
-                AspectError(.workerLost, "the render workers are being stopped from outside; ask again"),
-                stage: "worker", detail: "each new worker was killed before it was ready")
-        }
-        throw ServiceFailure(
-            AspectError(.internalError, "no render worker could be started"), stage: "worker",
-            detail: state.withLock { $0.spawnProblem } ?? "it ended before it was ready")
-    }
-
-    /// A new worker: its socket pair, a pipe for what it writes on stderr (read here and
-    /// logged with its pid, a line at a time, rate-limited), spawned with exactly those
-    /// descriptors and an allowlisted environment, then handed its settings.
-    private func spawn() -> Worker? {
-        var fds: [Int32] = [-1, -1]
-        guard csandbox_socketpair(&fds) == 0 else {
-            state.withLock { $0.spawnProblem = "socketpair: \(String(cString: strerror(errno)))" }
-            return nil
-        }
-        var logPipe: [Int32] = [-1, -1]
-        if csandbox_pipe(&logPipe) != 0 { logPipe = [-1, -1] }
-        let argv = settings.arguments.map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        let envp = Self.environment(ProcessInfo.processInfo.environment).map { strdup($0) } + [nil]
-        defer { for e in envp { free(e) } }
-        let pid = csandbox_spawn(settings.executable, argv, envp, fds[1], logPipe[1])
-        close(fds[1])
-        if logPipe[1] >= 0 { close(logPipe[1]) }
-        guard pid > 0 else {
-            close(fds[0])
-            if logPipe[0] >= 0 { close(logPipe[0]) }
-            state.withLock {
-                $0.spawnProblem = "spawning \(settings.executable): \(String(cString: strerror(errno)))"
-            }
-            return nil
-        }
-        if logPipe[0] >= 0 { WorkerLog.follow(logPipe[0], pid: pid, log: settings.log) }
-        state.withLock { s in
-            s.live += 1
-            s.spawnProblem = nil
-        }
-        // A send the worker does not take within a few seconds (it stopped reading) fails,
-        // and counts as its end: a worker cannot hold a request thread in a send.
-        csandbox_send_timeout(fds[0], 5000)
-        let worker = Worker(pid: pid, socket: fds[0])
-        // Its settings, its first message; one that cannot take them is ended now.
-        do throws(Wire.Problem) {
-            try Wire.sendRaw(json: settings.handshake.json, blob: settings.handshake.blob, on: worker.socket)
-        } catch {
-            _ = reap(worker, forced: "exit", idle: true)
-            return nil
-        }
-        return worker
-    }
-
-    /// The variables a worker keeps (SPEC: Isolation: no secret, no cloud credentials):
-    /// where programs and locales are, libvips' own tuning, and the crash handler off
-    /// (Swift's would exec a helper, which the sandbox forbids). No `HOME`: orc, libvips'
-    /// code generator, finds no folder to write its code to (it could not anyway) and maps
-    /// it in memory instead.
-    static func environment(_ all: [String: String]) -> [String] {
-        let kept = all.filter { name, _ in
-            ["PATH", "LANG", "LANGUAGE", "TZ", "FONTCONFIG_FILE", "FONTCONFIG_PATH"].contains(name)
-                || name.hasPrefix("LC_") || name.hasPrefix("VIPS_")
-                || name.hasPrefix("TESTHOOK_ASPECT_")
-        }
-        return kept.map { "\($0.key)=\($0.value)" }.sorted() + ["SWIFT_BACKTRACE=enable=no"]
-    }
-
-    /// A source file's identity for poisoning: device, inode, size and modification time.
-    static func identity(_ file: OpenFile) -> String {
-        var st = stat()
-        guard fstat(file.fd, &st) == 0 else { return "fd" }
-        return "\(st.st_dev):\(st.st_ino):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
     }
 }
