@@ -159,6 +159,7 @@ let package = Package(
             name: "ServiceTests",
             dependencies: [
                 "Service", "Stores", "HTTP", "Core", "Configuration", "Signing", "Hashing", "Syscalls", "AspectClient",
+                "TestSupport",
             ]),
         // The tests' whole-image readers (decode, ICC profile, metadata, animation), kept out
         // of the service's Imaging target.
