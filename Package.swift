@@ -28,6 +28,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "Core"),
+        // imgproxy's URLs: the grammar, the signature and the planner of what the native
+        // parameters cannot say, translated into Core's request (SPEC: imgproxy URLs).
+        .target(name: "Imgproxy", dependencies: ["Core", "Hashing", "Signing"]),
+        // thumbor's URLs, the same way (SPEC: thumbor URLs).
+        .target(name: "Thumbor", dependencies: ["Core", "Hashing", "Signing"]),
         // The configuration: every key with its default, variable and flag; loading from the
         // file, the environment and the flags, in that precedence.
         .target(name: "Configuration", dependencies: ["Core"]),
@@ -94,6 +99,7 @@ let package = Package(
             name: "Service",
             dependencies: [
                 "Core", "Configuration", "HTTP", "Stores", "Workers", "Hashing", "Signing", "Syscalls", "Placeholders",
+                "Imgproxy", "Thumbor",
             ]),
         // libcurl's varargs calls behind fixed-arity ones.
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
@@ -139,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "aspect-bench", dependencies: ["Core", "Imaging", "Syscalls"], path: "bench/aspect-bench",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
-        .testTarget(name: "CoreTests", dependencies: ["Core", "Configuration", "TestSupport"]),
+        .testTarget(name: "CoreTests", dependencies: ["Core", "Configuration", "TestSupport", "Imgproxy", "Thumbor"]),
         .testTarget(name: "AspectClientTests", dependencies: ["AspectClient", "TestSupport"]),
         .testTarget(name: "PlaceholdersTests", dependencies: ["Placeholders", "AspectClient", "TestSupport"]),
         .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
@@ -150,7 +156,8 @@ let package = Package(
         .testTarget(
             name: "SVGTests", dependencies: ["SVG", "Core"],
             swiftSettings: [.unsafeFlags(xmlIncludes.flatMap { ["-Xcc", $0] })]),
-        .testTarget(name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport"]),
+        .testTarget(
+            name: "SigningTests", dependencies: ["Signing", "Core", "Hashing", "TestSupport", "Imgproxy", "Thumbor"]),
         // Loopback clients and servers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["HTTP", "HTTPServer", "Syscalls"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "HTTPServer", "TestSupport"]),
@@ -168,14 +175,14 @@ let package = Package(
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(
             name: "ImagingTests",
-            dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport", "Syscalls", "CVips"],
+            dependencies: ["Imaging", "ImagingTestSupport", "Core", "TestSupport", "Syscalls", "CVips", "Imgproxy"],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         // Runs the built `aspect` as a subprocess.
         .testTarget(
             name: "CLITests",
             dependencies: [
                 "Server", "aspect-bench", "Imaging", "ImagingTestSupport", "Core", "Configuration", "Service",
-                "Signing",
+                "Signing", "Imgproxy", "Thumbor",
                 "TestSupport", "AspectClient",
             ],
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),

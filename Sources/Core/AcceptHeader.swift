@@ -15,8 +15,8 @@ extension FormatChoice {
         case .jxl: .jxl
         case .gif: .gif
         case .tiff: .tiff
-        // Resolved by `ImgproxyURL.keptFormat` where the source is known; this is its
-        // answer for a source of no format it keeps.
+        // Settled by the request's dialect where the source is known; unsettled, the
+        // format a result of this kind would be without `Accept`.
         case .source: resultHasAlpha ? .png : .jpeg
         case .auto:
             if autoJxl, let accept, AcceptHeader.accepts(accept, "image/jxl") {

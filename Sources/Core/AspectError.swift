@@ -14,7 +14,7 @@ public struct AspectError: Error, Equatable, Sendable, Codable, CustomStringConv
         case notFound = "not_found"
         /// An admin route without the right `Authorization: Bearer` token.
         case unauthorized
-        /// A signed URL past its `expires` time (imgproxy URLs).
+        /// A signed URL past its `expires` time (a dialect's option).
         case gone
         /// A method other than GET or HEAD.
         case methodNotAllowed = "method_not_allowed"
@@ -51,5 +51,5 @@ public struct AspectError: Error, Equatable, Sendable, Codable, CustomStringConv
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    static func badParam(_ message: String) -> AspectError { AspectError(.badParam, message) }
+    public static func badParam(_ message: String) -> AspectError { AspectError(.badParam, message) }
 }

@@ -227,9 +227,9 @@ public enum Geometry {
         }
     }
 
-    /// After the geometry, for the native planner and imgproxy's alike: the blur, the
-    /// sharpening and the pixelation of the request.
-    static func setEffects(_ plan: inout Plan, _ r: ThumbRequest) {
+    /// After the geometry, for the native planner and any other alike: the blur, the
+    /// sharpening, the pixelation and the grey of the request.
+    public static func setEffects(_ plan: inout Plan, _ r: ThumbRequest) {
         plan.blur = r.blur
         plan.sharpen = r.sharpen
         plan.pixelate = r.pixelate
@@ -238,7 +238,7 @@ public enum Geometry {
 
     /// A configured watermark and its image's size, read at start-up; one that was not is
     /// an internal error, for either planner (a request names only configured ones).
-    static func watermark(_ name: String, _ limits: RequestLimits) throws(AspectError) -> (Watermark, Size) {
+    public static func watermark(_ name: String, _ limits: RequestLimits) throws(AspectError) -> (Watermark, Size) {
         guard let mark = limits.watermarks[name], let size = mark.size else {
             throw AspectError(.internalError, "the watermark \(name) has not been read")
         }

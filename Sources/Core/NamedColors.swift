@@ -1,8 +1,8 @@
 import Foundation
 
 /// The 148 colour names of CSS Color Module Level 4 (`gray` and `grey` spellings both), by
-/// their sRGB value: what thumbor's filters take through PIL's `ImageColor`, whose table is
-/// the same list.
+/// their sRGB value: the names a colour argument may take (PIL's `ImageColor` has the
+/// same list).
 public enum NamedColors {
     public static let all: [String: Color] = {
         var m: [String: Color] = [:]

@@ -41,14 +41,14 @@ public enum NumberSyntax {
 
 /// Formats a value received from a client for an error message: quoted, and cut short
 /// so a 10 KB parameter does not make a 10 KB message.
-func quoted(_ value: some StringProtocol) -> String {
+public func quoted(_ value: some StringProtocol) -> String {
     let limit = 64
     if value.count <= limit { return "'\(value)'" }
     return "'\(value.prefix(limit))…' (\(value.count) characters)"
 }
 
 /// Shortest decimal spelling of a Double that reads back to the same value.
-func decimalString(_ x: Double) -> String {
+public func decimalString(_ x: Double) -> String {
     if x == x.rounded(), abs(x) < 1e15 { return String(Int(x)) }
     return "\(x)"
 }

@@ -1,6 +1,6 @@
 /// RFC 3986 percent-encoding, the one encoder and the one decoder of the service's side:
 /// the canonical form, origin URLs and S3 keys are encoded here; a request's path, its
-/// query's names and values, and an imgproxy URL's source are decoded here.
+/// query's names and values, and a dialect URL's source are decoded here.
 public enum PercentEncoding {
     /// Every byte of the UTF-8 form but the unreserved ones (`A-Z a-z 0-9 - . _ ~`, and any
     /// the caller keeps) becomes `%XX`, in upper-case hex.

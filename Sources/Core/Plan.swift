@@ -58,7 +58,8 @@ public struct Insets: Equatable, Hashable, Sendable, Codable {
 
 /// What to do to a source to answer a request: every number the imaging step needs,
 /// computed by `Geometry.plan` and nothing else.
-/// What an extended canvas shows around the picture (thumbor's `fill`).
+/// What an extended canvas shows around the picture (a planner's; no native parameter
+/// says it: docs/api.md, "What only a dialect says").
 public enum CanvasFill: Equatable, Sendable, Codable {
     case color(Color)
     /// The picture stretched over the canvas and blurred.
@@ -119,16 +120,42 @@ public struct Plan: Equatable, Sendable, Codable {
     public var canvas: Size
     /// `padding`, in device pixels.
     public var padding: Insets?
-    /// thumbor's `fill`: what the extended canvas shows (nil: `background`).
+    /// What the extended canvas shows (nil: `background`); a planner's alone.
     public var canvasFill: CanvasFill?
-    /// thumbor's `grayscale`: the picture in shades of grey, after the geometry.
+    /// The picture in shades of grey (Rec. 601 luma), after the geometry; a dialect's alone.
     public var grayscale = false
-    /// thumbor's `background_color`: the result flattened onto `background` whatever the
-    /// format (else only a format without alpha is).
+    /// The result flattened onto `background` whatever the format (else only a format
+    /// without alpha is); a planner's alone.
     public var flattened = false
-    /// thumbor's `max_bytes`: a size that no quality meets gives the result at the asked
-    /// quality (the native `maxbytes` gives the smallest one made).
+    /// A size that no quality meets gives the result at the asked quality (the native
+    /// `maxbytes` gives the smallest one made); a planner's alone.
     public var maxBytesUnmetKeepsFirst = false
+
+    /// A plan of the geometry's sizes; what lies before and after it (a region, a
+    /// rotation, the effects, padding) is set on it after.
+    public init(
+        source: Size, mode: Mode, box: Size, scale: Double, scaleX: Double, scaleY: Double, resized: Size,
+        output: Size, crop: Rect?, placement: Rect?, gravity: Gravity, shape: Shape?, cornerRadius: Double,
+        background: Color?, upright: Size, asked: Size, canvas: Size
+    ) {
+        self.source = source
+        self.mode = mode
+        self.box = box
+        self.scale = scale
+        self.scaleX = scaleX
+        self.scaleY = scaleY
+        self.resized = resized
+        self.output = output
+        self.crop = crop
+        self.placement = placement
+        self.gravity = gravity
+        self.shape = shape
+        self.cornerRadius = cornerRadius
+        self.background = background
+        self.upright = upright
+        self.asked = asked
+        self.canvas = canvas
+    }
 
     /// Whether anything happens before the geometry.
     public var reshapesSource: Bool { region != nil || rotate != 0 || flip != nil }

@@ -14,7 +14,8 @@ public struct SourceDescription: Equatable, Sendable, Codable {
     /// A video's length in seconds; nil for any other source.
     public var duration: Double?
     /// When `trim` cut the source: the part of the upright source kept (`size` is its size)
-    /// and the upright source's size before (thumbor's crop and no_upscale read them).
+    /// and the upright source's size before (a planner that crops in the untrimmed
+    /// source's coordinates reads them).
     public var trim: Rect?
     public var untrimmed: Size?
 
@@ -30,11 +31,6 @@ public struct SourceDescription: Equatable, Sendable, Codable {
         self.pages = pages
         self.duration = duration
     }
-
-    public var isVideo: Bool { duration != nil }
-
-    /// The source as a thumbor plan reads it.
-    public var thumbor: ThumborSource { ThumborSource(size: size, trim: trim, untrimmed: untrimmed) }
 
     /// The formats drawn from vectors at the scale the plan needs (SPEC: Source formats).
     public static let vectorFormats: Set<String> = ["svg", "pdf"]
@@ -67,7 +63,7 @@ public struct RenderOrder: Equatable, Sendable, Codable {
     public var maxBytes: Int?
     /// `q=auto` (or `output.quality=auto` with no quality asked): the quality is searched.
     public var autoQuality: AutoQuality?
-    /// imgproxy's `keep_copyright`; nil: `output.keepCopyright`.
+    /// Whether the copyright is kept in the metadata; nil: `output.keepCopyright`.
     public var keepCopyright: Bool?
 
     public init(
@@ -116,10 +112,8 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         // A vector is drawn at the scale the plan needs: it has no pixels to run out of.
         if source.isVector { geometry.upscale = true }
         let plan =
-            if let imgproxy = request.imgproxy {
-                try imgproxy.plan(source: source.size, request: request, isVector: source.isVector, limits: limits)
-            } else if let thumbor = request.thumbor {
-                try thumbor.plan(source: source.thumbor, request: request, limits: limits)
+            if let planner = request.planner {
+                try planner.rules.plan(source: source, request: request, limits: limits)
             } else {
                 try Geometry.plan(source: source.size, request: geometry, limits: limits)
             }
@@ -135,14 +129,14 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1. A video's preview
         // of N frames is an animation the same way.
         let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
+        // (`.source`, a dialect's "the source's own", is settled before a plan; unsettled,
+        // it resolves as `auto` does without `Accept`.)
         let format: ImageFormat =
-            request.format == .source
-            ? Dialects.keptFormat(source, request: request, animated: moving)
-            : moving && request.format == .auto
-                ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
-                : request.format.resolve(
-                    accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
-                    autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
+            moving && request.format == .auto
+            ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
+            : request.format.resolve(
+                accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
+                autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
         let quality =

@@ -1,11 +1,11 @@
 /// SPEC's rounding: to the nearest integer, halves away from zero, and no side below 1.
-enum Rounding {
+public enum Rounding {
     /// The largest value any computed side may take before it counts as "too large".
     /// Far above every configurable limit, far below `Int.max`, so conversion never traps.
-    static let ceiling = 1_000_000_000_000.0
+    public static let ceiling = 1_000_000_000_000.0
 
     /// Rounds `x` half away from zero; `nil` when it is not finite or beyond `ceiling`.
-    static func round(_ x: Double) -> Int? {
+    public static func round(_ x: Double) -> Int? {
         guard x.isFinite, abs(x) <= ceiling else { return nil }
         return Int(x.rounded(.toNearestOrAwayFromZero))
     }
@@ -13,13 +13,13 @@ enum Rounding {
     /// `Int(x)` made total, for every conversion of a number a request can reach: the
     /// integer part of `x` (toward zero, as `Int(_:)` takes it), clamped to ±`ceiling`,
     /// and 0 for NaN. Sums and differences of a few such values cannot overflow either.
-    static func int(_ x: Double) -> Int {
+    public static func int(_ x: Double) -> Int {
         guard !x.isNaN else { return 0 }
         return Int(Swift.min(Swift.max(x, -ceiling), ceiling))
     }
 
     /// A side: rounded, at least 1; `nil` when not finite or beyond `ceiling`.
-    static func side(_ x: Double) -> Int? {
+    public static func side(_ x: Double) -> Int? {
         guard let r = round(x) else { return nil }
         return max(1, r)
     }

@@ -1,15 +1,15 @@
 /// `trim`: the uniform border cut away before the geometry (SPEC: Before the geometry).
-/// The native parameter gives the threshold alone; imgproxy's `trim` gives the rest.
+/// The native parameter gives the threshold alone; a dialect's may give the rest.
 public struct Trim: Equatable, Hashable, Sendable, Codable {
     /// Levels (of 255) a border pixel may differ from the background in every channel:
     /// libvips' `find_trim` threshold.
     public var threshold: Double
     /// The border's colour; nil: the top-left pixel's.
     public var color: Color?
-    /// imgproxy's `equal_hor` and `equal_ver`: the smaller of the two opposite cuts on both sides.
+    /// The smaller of the two opposite cuts on both sides.
     public var equalHorizontal: Bool
     public var equalVertical: Bool
-    /// thumbor's `trim:bottom-right`: the bottom-right pixel's colour is the border's.
+    /// The bottom-right pixel's colour is the border's.
     public var bottomRight: Bool
 
     public init(
@@ -38,14 +38,14 @@ public struct SourceReading: Equatable, Sendable, Codable {
     /// From 1.
     public var page: Int
     public var trim: Trim?
-    /// imgproxy's `auto_rotate:0` turns it off: the pixels as stored, sized as stored.
+    /// False (a dialect's option): the pixels as stored, sized as stored.
     public var autoRotate: Bool
     /// `/info`: the faces in the picture too (SPEC: Faces).
     public var faces: Bool
-    /// `profile=keep` (imgproxy's `strip_color_profile:0`): an RGB source's embedded profile
+    /// `profile=keep`: an RGB source's embedded profile
     /// kept, its pixels not converted to sRGB.
     public var keepProfile = false
-    /// `thumbnail=embedded` (imgproxy's `enforce_thumbnail`): a HEIF/AVIF's embedded
+    /// `thumbnail=embedded`: a HEIF/AVIF's embedded
     /// thumbnail decoded in place of the picture, when it has one.
     public var embeddedThumbnail = false
 

@@ -62,4 +62,24 @@ public enum SourceRoot: Equatable, Sendable {
             .joined(
                 separator: "/")
     }
+
+    /// A source a dialect's URL names, as a server whose base URL is the root takes it: a
+    /// path relative to the root, or a full URL that lies under it (what follows the root
+    /// is the path); any other full URL is a 403.
+    public func relativePath(of source: String) throws(AspectError) -> String {
+        let schemes = ["http://", "https://", "s3://", "local:///"]
+        guard let scheme = schemes.first(where: { source.lowercased().hasPrefix($0) }) else { return source }
+        let base: String? =
+            switch self {
+            case .http(let b): scheme.hasPrefix("http") ? b : nil
+            case .s3(let bucket, let prefix): scheme == "s3://" ? "s3://\(bucket)/\(prefix)" : nil
+            case .folder: scheme == "local:///" ? "local:///" : nil
+            }
+        guard let base, source.hasPrefix(base), source.count > base.count else {
+            throw AspectError(
+                .forbiddenPath,
+                "the source \(quoted(source)) is not under this server's image root; give a path below it")
+        }
+        return String(source.dropFirst(base.count))
+    }
 }

@@ -11,10 +11,8 @@ extension ThumbRequest {
         if let trim { p.append(("trim", trim.text)) }
         if !autoRotate { p.append(("autorotate", "0")) }
         if let keepCopyright { p.append(("copyright", keepCopyright ? "1" : "0")) }
-        if let imgproxy {
-            p.append(("imgproxy", imgproxy.text))
-        } else if let thumbor {
-            p.append(("thumbor", thumbor.text))
+        if let planner {
+            p.append((planner.rules.name, planner.rules.text))
         } else {
             p += nativeGeometryPairs
         }

@@ -56,7 +56,7 @@ public enum FormatChoice: String, Sendable, CaseIterable {
     case auto, jpeg, png, webp, avif, jxl, gif
     /// Written when asked for (SPEC: `tiff` is never chosen by `auto`).
     case tiff
-    /// imgproxy URLs without a format: the source's own, as imgproxy keeps it (not a
+    /// A dialect's URL without a format: the source's own, as that dialect keeps it (not a
     /// native value: `/thumb` refuses it).
     case source
 
@@ -177,10 +177,11 @@ public struct ThumbRequest: Equatable, Sendable {
     public var firstFrameOnly = false
     /// `trim`: before `crop`, the uniform border cut away.
     public var trim: Trim?
-    /// imgproxy's `auto_rotate`: false keeps the stored orientation (the native API always
+    /// False keeps the stored orientation (a dialect's option: the native API always
     /// applies EXIF orientation).
     public var autoRotate = true
-    /// imgproxy's `keep_copyright`: nil follows `output.keepCopyright`.
+    /// Whether the copyright is kept in the metadata (a dialect's option): nil follows
+    /// `output.keepCopyright`.
     public var keepCopyright: Bool?
     /// `extend`: pad a result smaller than the box as asked out to that box.
     public var extend = false
@@ -192,23 +193,21 @@ public struct ThumbRequest: Equatable, Sendable {
     public var pixelate: Int?
     /// `wm`: the name of a configured watermark to overlay.
     public var watermark: String?
-    /// An imgproxy URL whose geometry the native parameters cannot say: planned by
-    /// imgproxy's rules in place of `w`, `h`, `ratio`, `mode`, … (SPEC: imgproxy URLs).
-    public var imgproxy: ImgproxyGeometry?
-    /// A thumbor URL's geometry, planned by thumbor's rules once the source is known.
-    public var thumbor: ThumborGeometry?
-    /// thumbor's `grayscale()`.
+    /// A geometry the native parameters cannot say (a URL dialect's): planned by its own
+    /// rules once the source is known, in place of `w`, `h`, `ratio`, `mode`, ….
+    public var planner: Planner?
+    /// The result in shades of grey (a dialect's option).
     public var grayscale = false
-    /// `raw` (imgproxy's `raw`): the source's bytes, unprocessed (its type and limits
+    /// `raw` (a dialect's option): the source's bytes, unprocessed (its type and limits
     /// checked as for any source).
     public var raw = false
-    /// `passthrough` (imgproxy's `skip_processing`): sources of these formats (loader
+    /// `passthrough`: sources of these formats (loader
     /// names), asked in their own format, are answered with their bytes unprocessed.
     public var passthrough: [String] = []
-    /// `profile=keep` (imgproxy's `strip_color_profile:0`): the source's ICC profile kept in
+    /// `profile=keep`: the source's ICC profile kept in
     /// the result, its pixels not converted to sRGB.
     public var keepProfile = false
-    /// `thumbnail=embedded` (imgproxy's `enforce_thumbnail`): a HEIF/AVIF source's embedded
+    /// `thumbnail=embedded`: a HEIF/AVIF source's embedded
     /// thumbnail decoded in place of the picture, when it has one (sizes planned on it).
     public var embeddedThumbnail = false
     /// The source's format, once its header is read (not part of the canonical form).
@@ -226,9 +225,28 @@ public struct ThumbRequest: Equatable, Sendable {
         guard passthrough.contains(source) else { return false }
         return format == .auto || format == .source || format.rawValue == source
     }
+
+    /// Whether the request must see the source's header before it has a key: a planner's
+    /// geometry, the source's own format kept, or an answer that may be the source's bytes.
+    public var needsSource: Bool { format == .source || planner != nil || raw || !passthrough.isEmpty }
+
+    /// What every request that needs the source settles by its header: the source's format,
+    /// where the answer may be its bytes.
+    public mutating func note(_ source: SourceDescription) {
+        if raw || !passthrough.isEmpty { sourceFormat = source.format }
+    }
+
+    /// `format=source` settled: the format `kept` gives for this source, told whether the
+    /// result moves (an animation kept, or a video's preview).
+    public mutating func keepFormat(on source: SourceDescription, _ kept: (_ animated: Bool) -> ImageFormat) {
+        guard format == .source else { return }
+        let moving = source.frames > 1 && !firstFrameOnly || (frameCount ?? 1) > 1
+        format = FormatChoice(rawValue: kept(moving).rawValue) ?? .jpeg
+    }
+
     /// `q=auto`: the lowest quality that keeps the picture (SPEC: Efficiency).
     public var autoQuality = false
-    /// imgproxy's `format_quality`: the quality by output format, where `q` is not given.
+    /// The quality by output format, where `q` is not given (a dialect's option).
     public var formatQuality: [String: Int] = [:]
     /// `maxbytes`: the most bytes the result may have; the quality is lowered to fit.
     public var maxBytes: Int?

@@ -49,8 +49,8 @@ extension ServiceHandler {
         var wantsOutput: Bool
         /// imgproxy URLs: what `Content-Disposition` says.
         var disposition: Disposition?
-        /// An imgproxy URL: its request is settled by the source's header (`settling`).
-        var dialect = false
+        /// A dialect's URL: how its request is settled by the source's header (`settling`).
+        var settle: Settle?
         /// The same URL's request as settled before, and on which version of the source.
         var settledBefore: (request: ThumbRequest, identity: SourceIdentity)?
         /// The fallback image's request, standing in for a missing source.
@@ -99,7 +99,7 @@ extension ServiceHandler {
     /// format kept, the native request where it means the same on this source), then keyed.
     /// The memo then holds the key, so the header is read once per URL, not per hit.
     func settling(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
-        guard known.endpoint == .thumb, Dialects.needsSource(known.parsed) else {
+        guard known.endpoint == .thumb, known.parsed.needsSource else {
             return identified(known, identity)
         }
         if let before = known.settledBefore, before.identity == identity {
@@ -113,7 +113,11 @@ extension ServiceHandler {
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
                 let header = try renderer.header(file, reading: known.parsed.reading)
-                settled.parsed = Dialects.settle(known.parsed, source: header, limits: limits)
+                if let settle = known.settle {
+                    settled.parsed = settle(known.parsed, header, limits)
+                } else {
+                    settled.parsed.note(header)
+                }
             } catch {
                 return Self.error(error)
             }
@@ -165,7 +169,8 @@ extension ServiceHandler {
         let headers = AnswerHeaders(common: common, disposition: known.disposition)
         recent.set(
             known.memoKey,
-            RecentKeys.Entry(identity: identity, key: key, headers: headers, settled: known.dialect ? parsed : nil))
+            RecentKeys.Entry(
+                identity: identity, key: key, headers: headers, settled: known.settle != nil ? parsed : nil))
         if let served = serveCached(known.request, key: key, headers: headers) { return served }
         metrics.miss()
         // A /thumb render of a whole still source can make /info's answer too, from the

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import HTTP
+import Imgproxy
 import Signing
 
 // imgproxy's URL format, translated to the native request (SPEC: imgproxy URLs).
@@ -36,7 +37,7 @@ extension ServiceHandler {
             return .respond(Self.error(error))
         }
         return dialectFlow(
-            request, url.request, memoKey: memoKey,
+            request, url.request, settle: ImgproxyURL.settle, memoKey: memoKey,
             disposition: Disposition(
                 stem: url.filename ?? Disposition.stem(of: url.request.src), attachment: url.attachment))
     }

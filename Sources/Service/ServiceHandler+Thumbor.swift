@@ -1,6 +1,7 @@
 import Core
 import HTTP
 import Signing
+import Thumbor
 
 // thumbor's URL format, translated to the native request (SPEC: thumbor URLs).
 extension ServiceHandler {
@@ -45,6 +46,6 @@ extension ServiceHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        return dialectFlow(request, url.request, memoKey: memoKey)
+        return dialectFlow(request, url.request, settle: ThumborURL.settle, memoKey: memoKey)
     }
 }

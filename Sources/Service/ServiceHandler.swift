@@ -1,8 +1,10 @@
 import Configuration
 import Core
 import HTTP
+import Imgproxy
 import Signing
 import Stores
+import Thumbor
 import Workers
 
 /// The service's route table: `/thumb` and `/info` (ServiceHandler+Thumb), imgproxy's URLs

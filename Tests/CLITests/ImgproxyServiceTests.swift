@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import Imgproxy
 import Signing
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Imaging
 import Signing
 import TestSupport
 import Testing
+import Thumbor
 
 /// thumbor's URL format through the real binary (SPEC: thumbor URLs; issue 40): signed as
 /// thumbor signs, one cache entry with the native request it means, thumbor's sizes where

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import Core
+@testable import Imgproxy
+@testable import Thumbor
 
 /// Every numeric slot of the three URL forms fed extreme numbers, through the service's
 /// whole path before a worker: parse, canonical form, the dialect settled on the source,
@@ -103,7 +105,11 @@ import Testing
         _ = request.canonical
         do throws(AspectError) {
             let settled =
-                Dialects.needsSource(request) ? Dialects.settle(request, source: source, limits: limits) : request
+                switch form {
+                case .native: request
+                case .imgproxy: ImgproxyURL.settle(request, source: source, limits: limits)
+                case .thumbor: ThumborURL.settle(request, source: source, limits: limits)
+                }
             _ = settled.canonical
             let order = try RenderOrder.plan(settled, source: source, limits: limits, accept: nil)
             let out = order.plan.output

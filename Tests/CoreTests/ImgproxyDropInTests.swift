@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import Core
+@testable import Imgproxy
 
 /// A switched imgproxy site must not notice (SPEC: imgproxy URLs): the path read as sent
 /// and decoded once, imgproxy's arguments accepted, and one canonical form (so one cache

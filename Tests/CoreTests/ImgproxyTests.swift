@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Core
+@testable import Imgproxy
 
 /// imgproxy's URL format (SPEC: imgproxy URLs), held to imgproxy's own test cases: its
 /// result sizes (`processing/processing_test.go`, in ImgproxySizeCases.swift) and its

@@ -1,5 +1,6 @@
 import Core
 import Testing
+import Thumbor
 
 /// thumbor's URL grammar (SPEC: thumbor URLs; issue 40, the parser first): every part in
 /// its order, each optional, read as thumbor 7.8's pattern in its `url.py` reads them, and

@@ -1,5 +1,6 @@
 import Core
 import Testing
+import Thumbor
 
 /// thumbor URLs read into Aspect's request and planned by thumbor 7.8's transformer (SPEC:
 /// thumbor URLs; issue 40): the sizes worked out by hand from thumbor's `transformer.py`
@@ -180,7 +181,7 @@ import Testing
         func plan(_ filter: String) throws -> Plan {
             let r = try Self.url("/unsafe/200x0/filters:\(filter)/a.png").request
             return try RenderOrder.plan(
-                Dialects.settle(r, source: source, limits: Self.limits), source: source, limits: Self.limits,
+                ThumborURL.settle(r, source: source, limits: Self.limits), source: source, limits: Self.limits,
                 accept: nil
             ).plan
         }

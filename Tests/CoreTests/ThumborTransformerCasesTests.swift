@@ -1,5 +1,6 @@
 import Core
 import Testing
+import Thumbor
 
 /// thumbor's own transformer cases, from its repository's `tests/fixtures/transformer_test_data.py`
 /// (`TESTITEMS` and `FIT_IN_CROP_DATA`, 100 cases): each source size, asked size,

@@ -2,6 +2,7 @@ import Core
 import Foundation
 import Imaging
 import ImagingTestSupport
+import Imgproxy
 import Syscalls
 import Testing
 

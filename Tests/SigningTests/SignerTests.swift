@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import Imgproxy
 import Signing
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Signing
 import Testing
+import Thumbor
 
 /// thumbor's signature against Python's own `hmac` and `base64` (thumbor's
 /// `CryptoURL`/`Signer` is `base64.urlsafe_b64encode(hmac.new(key, path, sha1).digest())`),

@@ -1,3 +1,5 @@
+import Core
+
 /// What a thumbor URL asks of the picture's geometry, kept as thumbor reads it (SPEC:
 /// thumbor URLs): its sizes depend on the source, so the plan (`ThumborGeometry+Plan`) is
 /// made once the source's header is read, in thumbor 7.8's order and rounding.

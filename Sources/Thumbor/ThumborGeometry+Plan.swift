@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Where the source stands before a thumbor plan: its upright size (trimmed when `trim`

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Reads imgproxy's options one by one into the geometry and the rest of the request,

@@ -1,3 +1,5 @@
+import Core
+
 /// What a thumbor URL's request settles once the source's header is read (SPEC: thumbor
 /// URLs): the format it keeps when it names none, and the native request where the
 /// native plan on this source is thumbor's.
@@ -9,7 +11,9 @@ extension ThumborURL {
         if r.trim == nil, let g = r.thumbor, let native = nativeRequest(g, r, source: source, limits: limits) {
             r = native
         }
-        Dialects.keepFormat(&r, source: source)
+        let settled = r
+        r.keepFormat(on: source) { keptFormat(source, request: settled, animated: $0) }
+        r.note(source)
         return r
     }
 

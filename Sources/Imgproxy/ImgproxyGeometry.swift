@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// imgproxy's gravity: a compass value (with offsets), `sm` (libvips' attention), a

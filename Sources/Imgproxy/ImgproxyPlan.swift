@@ -1,3 +1,5 @@
+import Core
+
 extension ImgproxyGeometry {
     /// The plan of a dialect request: imgproxy's sizes (`sizes`), its crop of the source
     /// (by `crop` and its gravity, after the rotation and flips it names), its crop of the

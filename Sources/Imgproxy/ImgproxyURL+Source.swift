@@ -1,13 +1,10 @@
+import Core
+
 /// What an imgproxy URL's request can only settle once the source's header is read
 /// (SPEC: imgproxy URLs): the format it keeps when it names none, and whether the native
 /// parameters say its geometry on this source, so that it shares the native request's
 /// cache entry and ETag.
 extension ImgproxyURL {
-    /// Whether `request` must see the source's header before it has a key.
-    public static func needsSource(_ request: ThumbRequest) -> Bool {
-        request.format == .source || request.imgproxy != nil
-    }
-
     /// `request` with the source's format kept (when it names none) and its geometry said
     /// natively where the native plan on this source is imgproxy's.
     public static func settle(_ request: ThumbRequest, source: SourceDescription, limits: RequestLimits)
@@ -23,7 +20,9 @@ extension ImgproxyURL {
                 r = native
             }
         }
-        Dialects.keepFormat(&r, source: source)
+        let settled = r
+        r.keepFormat(on: source) { keptFormat(source, request: settled, animated: $0) }
+        r.note(source)
         return r
     }
 

@@ -1,3 +1,5 @@
+import Core
+
 /// A thumbor URL's path read by thumbor 7.8's grammar (SPEC: thumbor URLs), part by part
 /// in its order, each optional:
 /// `/(unsafe|HASH)/[trim[:top-left|bottom-right][:N]/][AxB:CxD/][adaptive-][full-]fit-in/`

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// An imgproxy URL, `/SIGNATURE/OPTIONS…/plain/SOURCE[@EXT]` or
@@ -119,7 +120,7 @@ public struct ImgproxyURL: Sendable {
         let (source, ext) = try decodeSource(Array(parts[i...]))
         if let ext { try reader.apply("format", [ext]) }
         var request = reader.request
-        request.src = try relative(source, to: settings.root)
+        request.src = try settings.root.relativePath(of: source)
         try ThumbRequest.checkSourcePath(request.src)
         request.imgproxy = reader.geometry
         request.dpr = reader.geometry.dpr
@@ -167,24 +168,5 @@ public struct ImgproxyURL: Sendable {
         while b64.last == "=" { b64.removeLast() }
         b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
         return Data(base64Encoded: b64).flatMap { String(data: $0, encoding: .utf8) }
-    }
-
-    /// A source as imgproxy with its base URL set to the root takes it: a path relative to
-    /// the root, or a full URL that lies under it (what follows the root is the path).
-    static func relative(_ source: String, to root: SourceRoot) throws(AspectError) -> String {
-        let schemes = ["http://", "https://", "s3://", "local:///"]
-        guard let scheme = schemes.first(where: { source.lowercased().hasPrefix($0) }) else { return source }
-        let base: String? =
-            switch root {
-            case .http(let b): scheme.hasPrefix("http") ? b : nil
-            case .s3(let bucket, let prefix): scheme == "s3://" ? "s3://\(bucket)/\(prefix)" : nil
-            case .folder: scheme == "local:///" ? "local:///" : nil
-            }
-        guard let base, source.hasPrefix(base), source.count > base.count else {
-            throw AspectError(
-                .forbiddenPath,
-                "the source \(quoted(source)) is not under this server's image root; give a path below it")
-        }
-        return String(source.dropFirst(base.count))
     }
 }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// A thumbor URL read into Aspect's request (SPEC: thumbor URLs): the path's parts into
@@ -49,7 +50,7 @@ public struct ThumborURL: Sendable {
         guard let decoded = try? PercentEncoding.decode(image) else {
             throw AspectError(.badParam, "the image \(quoted(String(image))) is not valid percent-encoding")
         }
-        r.src = try ImgproxyURL.relative(decoded, to: settings.root)
+        r.src = try settings.root.relativePath(of: decoded)
         try ThumbRequest.checkSourcePath(r.src)
         r.thumbor = g
         return ThumborURL(path: path, request: r)
