@@ -71,7 +71,7 @@ let package = Package(
                 .linkedLibrary("dlib"), .linkedLibrary("lapack"), .linkedLibrary("blas"), .linkedLibrary("stdc++"),
             ]),
         .target(
-            name: "Imaging", dependencies: ["Core", "CVips", "CAV", "CXML", "CFaces", "Syscalls", "SVG"],
+            name: "Imaging", dependencies: ["Core", "CVips", "CAV", "CFaces", "Syscalls", "SVG"],
             swiftSettings: [.unsafeFlags((glibIncludes + xmlIncludes).flatMap { ["-Xcc", $0] })]),
         // SHA-256 and HMAC-SHA256 by GLib (GChecksum, GHmac), in one place for the cache's
         // keys, signed URLs and S3's signatures; it pulls in GLib only, not libvips.
@@ -110,7 +110,7 @@ let package = Package(
         .target(
             name: "SourceStores",
             dependencies: [
-                "Core", "Configuration", "Stores", "Workers", "Cache", "CCurl", "CLinux", "Hashing", "Remote", "S3",
+                "Core", "Configuration", "Stores", "Workers", "Cache", "CLinux", "Hashing", "Remote", "S3",
                 "Syscalls",
             ]),
         // The shared result tier in S3 behind the local cache (cache.shared).
@@ -135,7 +135,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Core", "Configuration", "Imaging", "HTTP", "HTTPServer", "Cache", "SharedResults", "Signing",
-                "Hashing", "Isolation", "CSandbox",
+                "Hashing", "Isolation",
                 "CLinux",
                 "Syscalls", "Service", "Stores",
                 "SourceStores", "Batch", "Placeholders", "Remote",
@@ -171,7 +171,8 @@ let package = Package(
         // The tests' whole-image readers (decode, ICC profile, metadata, animation), kept out
         // of the service's Imaging target.
         .target(
-            name: "ImagingTestSupport", dependencies: ["Imaging", "CVips", "Core"], path: "Tests/ImagingTestSupport",
+            name: "ImagingTestSupport", dependencies: ["Imaging", "CVips", "CAV", "Core"],
+            path: "Tests/ImagingTestSupport",
             swiftSettings: [.unsafeFlags(glibIncludes.flatMap { ["-Xcc", $0] })]),
         .testTarget(
             name: "ImagingTests",

@@ -10,23 +10,66 @@ public struct ThumbHashImage: Equatable, Sendable {
 
     /// Decodes the hash's bytes; nil when they are too short to be one.
     public init?(hash: [UInt8]) {
-        guard hash.count >= 5 else { return nil }
-        let header24 = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16
-        let header16 = Int(hash[3]) | Int(hash[4]) << 8
-        let lDC = Double(header24 & 63) / 63
-        let pDC = Double((header24 >> 6) & 63) / 31.5 - 1
-        let qDC = Double((header24 >> 12) & 63) / 31.5 - 1
-        let lScale = Double((header24 >> 18) & 31) / 31
-        let hasAlpha = header24 >> 23 != 0
-        let pScale = Double((header16 >> 3) & 63) / 63
-        let qScale = Double((header16 >> 9) & 63) / 63
-        let isLandscape = header16 >> 15 != 0
-        let lx = max(3, isLandscape ? (hasAlpha ? 5 : 7) : header16 & 7)
-        let ly = max(3, isLandscape ? header16 & 7 : (hasAlpha ? 5 : 7))
-        guard !hasAlpha || hash.count >= 6 else { return nil }
-        let aDC = hasAlpha ? Double(hash[5] & 15) / 15 : 1
-        let aScale = hasAlpha ? Double(hash[5] >> 4) / 15 : 0
-        let acStart = hasAlpha ? 6 : 5
+        guard let header = Header(hash: hash), let ac = Self.decodeAC(hash, header),
+            let ratio = Self.approximateRatio(hash: hash)
+        else { return nil }
+        let w = Int((ratio > 1 ? 32 : 32 * ratio).rounded())
+        let h = Int((ratio > 1 ? 32 / ratio : 32).rounded())
+        width = w
+        height = h
+        rgba = Self.render(header, ac, width: w, height: h)
+    }
+
+    /// The fixed fields at the front of a hash: each channel's DC and AC scale, whether
+    /// it has alpha, and how many L components it has across and down.
+    private struct Header {
+        let lDC: Double
+        let pDC: Double
+        let qDC: Double
+        let aDC: Double
+        let lScale: Double
+        let pScale: Double
+        let qScale: Double
+        let aScale: Double
+        let hasAlpha: Bool
+        let lx: Int
+        let ly: Int
+        /// The index of the first AC byte.
+        let acStart: Int
+
+        /// Reads the header; nil when the hash is too short to hold it.
+        init?(hash: [UInt8]) {
+            guard hash.count >= 5 else { return nil }
+            let header24 = Int(hash[0]) | Int(hash[1]) << 8 | Int(hash[2]) << 16
+            let header16 = Int(hash[3]) | Int(hash[4]) << 8
+            lDC = Double(header24 & 63) / 63
+            pDC = Double((header24 >> 6) & 63) / 31.5 - 1
+            qDC = Double((header24 >> 12) & 63) / 31.5 - 1
+            lScale = Double((header24 >> 18) & 31) / 31
+            hasAlpha = header24 >> 23 != 0
+            pScale = Double((header16 >> 3) & 63) / 63
+            qScale = Double((header16 >> 9) & 63) / 63
+            let isLandscape = header16 >> 15 != 0
+            lx = max(3, isLandscape ? (hasAlpha ? 5 : 7) : header16 & 7)
+            ly = max(3, isLandscape ? header16 & 7 : (hasAlpha ? 5 : 7))
+            guard !hasAlpha || hash.count >= 6 else { return nil }
+            aDC = hasAlpha ? Double(hash[5] & 15) / 15 : 1
+            aScale = hasAlpha ? Double(hash[5] >> 4) / 15 : 0
+            acStart = hasAlpha ? 6 : 5
+        }
+    }
+
+    /// The AC coefficients of each channel, in the order the hash stores them.
+    private struct Coefficients {
+        let l: [Double]
+        let p: [Double]
+        let q: [Double]
+        let a: [Double]
+    }
+
+    /// Reads the AC coefficients, 4 bits each, low nibble first; nil when the hash ends
+    /// before they do.
+    private static func decodeAC(_ hash: [UInt8], _ header: Header) -> Coefficients? {
         var acIndex = 0
         var truncated = false
         func channel(_ nx: Int, _ ny: Int, _ scale: Double) -> [Double] {
@@ -34,7 +77,7 @@ public struct ThumbHashImage: Equatable, Sendable {
             for cy in 0..<ny {
                 var cx = cy > 0 ? 0 : 1
                 while cx * ny < nx * (ny - cy) {
-                    let byte = acStart + (acIndex >> 1)
+                    let byte = header.acStart + (acIndex >> 1)
                     if byte >= hash.count { truncated = true }
                     let v = byte < hash.count ? (Int(hash[byte]) >> ((acIndex & 1) << 2)) & 15 : 0
                     ac.append((Double(v) / 7.5 - 1) * scale)
@@ -45,62 +88,29 @@ public struct ThumbHashImage: Equatable, Sendable {
             return ac
         }
         // Saturation boosted by 1.25 against the quantisation, as the reference does.
-        let lAC = channel(lx, ly, lScale)
-        let pAC = channel(3, 3, pScale * 1.25)
-        let qAC = channel(3, 3, qScale * 1.25)
-        let aAC = hasAlpha ? channel(5, 5, aScale) : []
-        guard !truncated, let ratio = Self.approximateRatio(hash: hash) else { return nil }
-        let w = Int((ratio > 1 ? 32 : 32 * ratio).rounded())
-        let h = Int((ratio > 1 ? 32 / ratio : 32).rounded())
+        let lAC = channel(header.lx, header.ly, header.lScale)
+        let pAC = channel(3, 3, header.pScale * 1.25)
+        let qAC = channel(3, 3, header.qScale * 1.25)
+        let aAC = header.hasAlpha ? channel(5, 5, header.aScale) : []
+        guard !truncated else { return nil }
+        return Coefficients(l: lAC, p: pAC, q: qAC, a: aAC)
+    }
+
+    /// Renders `w` × `h` RGBA pixels: per pixel, the cosine of each component's
+    /// frequency, the channels summed from them, then L, P, Q to R, G, B.
+    private static func render(_ header: Header, _ ac: Coefficients, width w: Int, height h: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: w * h * 4)
         var fx = [Double](repeating: 0, count: 8)
         var fy = [Double](repeating: 0, count: 8)
         for y in 0..<h {
             for x in 0..<w {
-                var l = lDC
-                var p = pDC
-                var q = qDC
-                var a = aDC
-                for cx in 0..<max(lx, hasAlpha ? 5 : 3) {
+                for cx in 0..<max(header.lx, header.hasAlpha ? 5 : 3) {
                     fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx))
                 }
-                for cy in 0..<max(ly, hasAlpha ? 5 : 3) {
+                for cy in 0..<max(header.ly, header.hasAlpha ? 5 : 3) {
                     fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy))
                 }
-                var j = 0
-                for cy in 0..<ly {
-                    var cx = cy > 0 ? 0 : 1
-                    let fy2 = fy[cy] * 2
-                    while cx * ly < lx * (ly - cy) {
-                        l += lAC[j] * fx[cx] * fy2
-                        cx += 1
-                        j += 1
-                    }
-                }
-                j = 0
-                for cy in 0..<3 {
-                    var cx = cy > 0 ? 0 : 1
-                    let fy2 = fy[cy] * 2
-                    while cx < 3 - cy {
-                        let f = fx[cx] * fy2
-                        p += pAC[j] * f
-                        q += qAC[j] * f
-                        cx += 1
-                        j += 1
-                    }
-                }
-                if hasAlpha {
-                    j = 0
-                    for cy in 0..<5 {
-                        var cx = cy > 0 ? 0 : 1
-                        let fy2 = fy[cy] * 2
-                        while cx < 5 - cy {
-                            a += aAC[j] * fx[cx] * fy2
-                            cx += 1
-                            j += 1
-                        }
-                    }
-                }
+                let (l, p, q, a) = channels(header, ac, fx, fy)
                 let b = l - 2 / 3 * p
                 let r = (3 * l - b + q) / 2
                 let g = r - q
@@ -108,9 +118,53 @@ public struct ThumbHashImage: Equatable, Sendable {
                 for (k, v) in [r, g, b, a].enumerated() { out[i + k] = UInt8(max(0, 255 * min(1, v))) }
             }
         }
-        width = w
-        height = h
-        rgba = out
+        return out
+    }
+
+    /// One pixel's L, P, Q and alpha: each channel's DC plus its AC coefficients times
+    /// the pixel's cosines `fx` (across) and `fy` (down).
+    private static func channels(_ header: Header, _ ac: Coefficients, _ fx: [Double], _ fy: [Double])
+        -> (l: Double, p: Double, q: Double, a: Double)
+    {
+        var l = header.lDC
+        var p = header.pDC
+        var q = header.qDC
+        var a = header.aDC
+        var j = 0
+        for cy in 0..<header.ly {
+            var cx = cy > 0 ? 0 : 1
+            let fy2 = fy[cy] * 2
+            while cx * header.ly < header.lx * (header.ly - cy) {
+                l += ac.l[j] * fx[cx] * fy2
+                cx += 1
+                j += 1
+            }
+        }
+        j = 0
+        for cy in 0..<3 {
+            var cx = cy > 0 ? 0 : 1
+            let fy2 = fy[cy] * 2
+            while cx < 3 - cy {
+                let f = fx[cx] * fy2
+                p += ac.p[j] * f
+                q += ac.q[j] * f
+                cx += 1
+                j += 1
+            }
+        }
+        if header.hasAlpha {
+            j = 0
+            for cy in 0..<5 {
+                var cx = cy > 0 ? 0 : 1
+                let fy2 = fy[cy] * 2
+                while cx < 5 - cy {
+                    a += ac.a[j] * fx[cx] * fy2
+                    cx += 1
+                    j += 1
+                }
+            }
+        }
+        return (l, p, q, a)
     }
 
     /// Decodes base64 (as `/info` sends it).

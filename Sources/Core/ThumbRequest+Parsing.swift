@@ -18,6 +18,31 @@ extension ThumbRequest {
     /// Validates decoded parameters: every name known and given once, every value in
     /// range, and the combinations SPEC allows.
     public static func parse(_ params: QueryParameters, limits: RequestLimits) throws(AspectError) -> ThumbRequest {
+        let values = try checkedValues(params)
+        guard let src = values["src"] else {
+            throw .badParam("src is required: the path of an image under the image root, e.g. src=photo.jpg")
+        }
+        try checkSourcePath(src)
+        var r = ThumbRequest(src: src)
+        // This order picks the error a query with several bad values gets: keep it, even
+        // where a parameter is read away from its kin (dpr after the box, wm before bg).
+        try readBox(values, limits, into: &r)
+        try readExtras(values, limits, into: &r)
+        try readSourceHandling(values, into: &r)
+        if let v = values["wm"] { r.watermark = try parseWatermark(v, limits) }
+        if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
+        try readShape(values, limits, into: &r)
+        try readOutput(values, into: &r)
+        try readBeforeGeometry(values, into: &r)
+        try readAfterGeometry(values, into: &r)
+        try readTimeAndPage(values, limits, into: &r)
+        if let v = values["sig"] { r.signature = try parseSignature(v) }
+        try checkCombinations(r, values)
+        return r
+    }
+
+    /// The query as name → value: every name known, none given twice, no value empty.
+    private static func checkedValues(_ params: QueryParameters) throws(AspectError) -> [String: String] {
         var values: [String: String] = [:]
         for (name, value) in params.pairs {
             guard parameterNames.contains(name) else {
@@ -32,14 +57,15 @@ extension ThumbRequest {
             }
             values[name] = value
         }
+        return values
+    }
 
-        guard let src = values["src"] else {
-            throw .badParam("src is required: the path of an image under the image root, e.g. src=photo.jpg")
-        }
-        try checkSourcePath(src)
-        var r = ThumbRequest(src: src)
+    /// The box and how the image fills it: w, h, ratio (refusing all three), mode,
+    /// gravity, fx, fy, upscale. `dpr` is read later, after wm.
+    private static func readBox(_ values: [String: String], _ limits: RequestLimits, into r: inout ThumbRequest)
+        throws(AspectError)
+    {
         let maxDim = limits.maxDimension
-
         if let v = values["w"] { r.width = try integer("w", v, 1...maxDim) }
         if let v = values["h"] { r.height = try integer("h", v, 1...maxDim) }
         if let v = values["ratio"] { r.ratio = try Ratio.parse(v) }
@@ -49,28 +75,44 @@ extension ThumbRequest {
         if let v = values["fx"] { r.focusX = try decimal("fx", v, 0...1) }
         if let v = values["fy"] { r.focusY = try decimal("fy", v, 0...1) }
         if let v = values["upscale"] { r.upscale = try flag("upscale", v) }
+    }
+
+    /// extend, faces, pixelate, trim, maxbytes, padding: read straight after the box.
+    private static func readExtras(_ values: [String: String], _ limits: RequestLimits, into r: inout ThumbRequest)
+        throws(AspectError)
+    {
         if let v = values["extend"] { r.extend = try flag("extend", v) }
         if let v = values["faces"] { r.faces = try flag("faces", v) }
         if let v = values["pixelate"] { r.pixelate = try integer("pixelate", v, 2...256) }
         if let v = values["trim"] { r.trim = Trim(threshold: try decimal("trim", v, 0...100)) }
         if let v = values["maxbytes"] { r.maxBytes = try integer("maxbytes", v, 1024...(1 << 30)) }
-        if let v = values["padding"] {
-            let sides = v.split(separator: ",", omittingEmptySubsequences: false).map {
-                NumberSyntax.integer($0).flatMap { (0...maxDim).contains($0) ? $0 : nil }
-            }
-            guard sides.count == 1 || sides.count == 4, sides.allSatisfy({ $0 != nil }) else {
-                throw .badParam(
-                    "padding must be N or T,R,B,L, integers from 0 to \(maxDim) (CSS pixels), got \(quoted(v))")
-            }
-            let n = sides.compactMap { $0 }
-            // No margin at all is no padding (the same request, the same key).
-            r.padding =
-                n.allSatisfy({ $0 == 0 })
-                ? nil
-                : n.count == 1
-                    ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
-                    : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
+        if let v = values["padding"] { r.padding = try parsePadding(v, maxDim: limits.maxDimension) }
+    }
+
+    /// `padding=N` or `T,R,B,L`; nil when every side is 0.
+    private static func parsePadding(_ v: String, maxDim: Int) throws(AspectError) -> Insets? {
+        let sides = v.split(separator: ",", omittingEmptySubsequences: false).map {
+            NumberSyntax.integer($0).flatMap { (0...maxDim).contains($0) ? $0 : nil }
         }
+        guard sides.count == 1 || sides.count == 4, sides.allSatisfy({ $0 != nil }) else {
+            throw .badParam(
+                "padding must be N or T,R,B,L, integers from 0 to \(maxDim) (CSS pixels), got \(quoted(v))")
+        }
+        let n = sides.compactMap { $0 }
+        // No margin at all is no padding (the same request, the same key).
+        return
+            n.allSatisfy({ $0 == 0 })
+            ? nil
+            : n.count == 1
+                ? Insets(top: n[0], right: n[0], bottom: n[0], left: n[0])
+                : Insets(top: n[0], right: n[1], bottom: n[2], left: n[3])
+    }
+
+    /// How the source is taken: thumbnail (its embedded preview), profile (its colour
+    /// profile kept or converted), passthrough (formats sent on unchanged).
+    private static func readSourceHandling(_ values: [String: String], into r: inout ThumbRequest)
+        throws(AspectError)
+    {
         if let v = values["thumbnail"] {
             switch v {
             case "embedded": r.embeddedThumbnail = true
@@ -96,26 +138,37 @@ extension ThumbRequest {
             }
             r.passthrough = Set(names).sorted()
         }
-        if let v = values["wm"] {
-            guard limits.watermarks[v] != nil else {
-                let names = limits.watermarks.keys.sorted()
-                throw .badParam(
-                    "wm \(quoted(v)) is not a configured watermark; "
-                        + (names.isEmpty
-                            ? "none are configured (watermarks)"
-                            : "the configured ones are \(names.joined(separator: ", "))"))
-            }
-            r.watermark = v
+    }
+
+    /// `wm`: the name of a configured watermark.
+    private static func parseWatermark(_ v: String, _ limits: RequestLimits) throws(AspectError) -> String {
+        guard limits.watermarks[v] != nil else {
+            let names = limits.watermarks.keys.sorted()
+            throw .badParam(
+                "wm \(quoted(v)) is not a configured watermark; "
+                    + (names.isEmpty
+                        ? "none are configured (watermarks)"
+                        : "the configured ones are \(names.joined(separator: ", "))"))
         }
-        if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
+        return v
+    }
+
+    /// The shape: shape, radius, bg.
+    private static func readShape(_ values: [String: String], _ limits: RequestLimits, into r: inout ThumbRequest)
+        throws(AspectError)
+    {
         if let v = values["shape"] { r.shape = try choice("shape", v, Shape.self) }
-        if let v = values["radius"] { r.radius = try integer("radius", v, 0...maxDim) }
+        if let v = values["radius"] { r.radius = try integer("radius", v, 0...limits.maxDimension) }
         if let v = values["bg"] {
             guard let c = Color(hex: v) else {
                 throw .badParam("bg must be a hex colour RRGGBB or RRGGBBAA (ff8800, 00000080), got \(quoted(v))")
             }
             r.background = c
         }
+    }
+
+    /// The output: format and q. (`maxbytes` is read earlier, with the extras.)
+    private static func readOutput(_ values: [String: String], into r: inout ThumbRequest) throws(AspectError) {
         if let v = values["format"] {
             guard let f = FormatChoice(rawValue: v), FormatChoice.native.contains(f) else {
                 let allowed = FormatChoice.native.map(\.rawValue).joined(separator: ", ")
@@ -126,20 +179,14 @@ extension ThumbRequest {
         if let v = values["q"] {
             if v == "auto" { r.autoQuality = true } else { r.quality = try integer("q", v, 1...100) }
         }
-        if let v = values["crop"] {
-            let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { NumberSyntax.decimal($0) }
-            guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
-                [x, y, w, h].allSatisfy({ (0...1).contains($0) }), w > 0, h > 0
-            else {
-                throw .badParam(
-                    "crop must be x,y,w,h: four decimals 0 … 1 of the image, w and h above 0 (crop=0.25,0,0.5,1), got \(quoted(v))"
-                )
-            }
-            guard x + w <= 1 + 1e-9, y + h <= 1 + 1e-9 else {
-                throw .badParam("crop \(quoted(v)) leaves the image: x + w and y + h must be at most 1")
-            }
-            r.region = Region(x: x, y: y, width: w, height: h)
-        }
+    }
+
+    /// What happens to the source before the geometry: crop, rotate, flip. (`trim` is
+    /// read earlier, with the extras.)
+    private static func readBeforeGeometry(_ values: [String: String], into r: inout ThumbRequest)
+        throws(AspectError)
+    {
+        if let v = values["crop"] { r.region = try parseCrop(v) }
         if let v = values["rotate"] {
             guard let n = NumberSyntax.integer(Substring(v)), [90, 180, 270].contains(n) else {
                 throw .badParam("rotate must be 90, 180 or 270 (clockwise), got \(quoted(v))")
@@ -147,6 +194,29 @@ extension ThumbRequest {
             r.rotate = n
         }
         if let v = values["flip"] { r.flip = try choice("flip", v, Flip.self) }
+    }
+
+    /// `crop=x,y,w,h`: fractions of the image, inside it.
+    private static func parseCrop(_ v: String) throws(AspectError) -> Region {
+        let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { NumberSyntax.decimal($0) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3],
+            [x, y, w, h].allSatisfy({ (0...1).contains($0) }), w > 0, h > 0
+        else {
+            throw .badParam(
+                "crop must be x,y,w,h: four decimals 0 … 1 of the image, w and h above 0 (crop=0.25,0,0.5,1), got \(quoted(v))"
+            )
+        }
+        guard x + w <= 1 + 1e-9, y + h <= 1 + 1e-9 else {
+            throw .badParam("crop \(quoted(v)) leaves the image: x + w and y + h must be at most 1")
+        }
+        return Region(x: x, y: y, width: w, height: h)
+    }
+
+    /// What happens after the geometry: blur or sharpen, and at most one of them and
+    /// pixelate (read earlier, with the extras).
+    private static func readAfterGeometry(_ values: [String: String], into r: inout ThumbRequest)
+        throws(AspectError)
+    {
         if let v = values["blur"] { r.blur = try decimal("blur", v, 0.3...100) }
         if let v = values["sharpen"] { r.sharpen = try decimal("sharpen", v, 0.3...10) }
         if r.blur != nil, r.sharpen != nil {
@@ -155,6 +225,12 @@ extension ThumbRequest {
         if r.pixelate != nil, r.blur != nil || r.sharpen != nil {
             throw .badParam("pixelate is given with \(r.blur != nil ? "blur" : "sharpen"); give one of them")
         }
+    }
+
+    /// Which part of the source: frames, t, page.
+    private static func readTimeAndPage(
+        _ values: [String: String], _ limits: RequestLimits, into r: inout ThumbRequest
+    ) throws(AspectError) {
         if let v = values["frames"] {
             // 1: an animation's first frame; 2 … the frame limit: a video's preview.
             guard let n = NumberSyntax.integer(Substring(v)), (1...limits.maxAnimationFrames).contains(n) else {
@@ -171,14 +247,18 @@ extension ThumbRequest {
             }
             r.page = n
         }
-        if let v = values["sig"] {
-            guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {
-                throw .badParam("sig must be base64url (A-Z a-z 0-9 - _), got \(quoted(v))")
-            }
-            r.signature = v
-        }
+    }
 
-        // Combinations: say so rather than ignore what the client meant.
+    /// `sig`: base64url, at most 128 bytes.
+    private static func parseSignature(_ v: String) throws(AspectError) -> String {
+        guard v.utf8.count <= 128, v.utf8.allSatisfy(isBase64URL) else {
+            throw .badParam("sig must be base64url (A-Z a-z 0-9 - _), got \(quoted(v))")
+        }
+        return v
+    }
+
+    /// Combinations: say so rather than ignore what the client meant.
+    private static func checkCombinations(_ r: ThumbRequest, _ values: [String: String]) throws(AspectError) {
         if !r.gravity.isCompass, r.mode != .fill {
             throw .badParam("gravity=\(r.gravity.rawValue) only applies to mode=fill, got mode=\(r.mode.rawValue)")
         }
@@ -188,7 +268,6 @@ extension ThumbRequest {
         if r.radius != nil, r.shape != .rounded {
             throw .badParam("radius is the corner radius of shape=rounded; add shape=rounded or leave it out")
         }
-        return r
     }
 
     /// Refuses paths that could leave the root or name hidden files. The server checks

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Foundation
 import Glibc
 import HTTP

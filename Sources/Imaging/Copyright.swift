@@ -1,6 +1,6 @@
-import CVips
-import CXML
+internal import CVips
 import Core
+import SVG
 
 /// The source's copyright and artist fields (SPEC: Colour and metadata, `output.keepCopyright`):
 /// EXIF Copyright and Artist, and XMP `dc:rights` and `dc:creator`, read from the decoded
@@ -13,8 +13,6 @@ struct Copyright: Equatable, Sendable {
 
     var isEmpty: Bool { exifCopyright == nil && exifArtist == nil && xmpRights.isEmpty && xmpCreators.isEmpty }
 
-    static let dublinCore = "http://purl.org/dc/elements/1.1/"
-
     /// What `image` carries of them (nil when nothing).
     static func read(from image: VImage) -> Copyright? {
         var found = Copyright()
@@ -24,7 +22,7 @@ struct Copyright: Equatable, Sendable {
             found.exifArtist = tags[0x013B]
         }
         if let xmp = blob(image, "xmp-data") {
-            (found.xmpRights, found.xmpCreators) = dublinCoreRights(xmp)
+            (found.xmpRights, found.xmpCreators) = XMP.dublinCoreRights(xmp)
         }
         return found.isEmpty ? nil : found
     }
@@ -35,51 +33,6 @@ struct Copyright: Equatable, Sendable {
         var length = 0
         guard vips_image_get_blob(image.pointer, name, &data, &length) == 0, let data, length > 0 else { return nil }
         return Array(UnsafeRawBufferPointer(start: data, count: length))
-    }
-
-    /// The texts of `dc:rights` and `dc:creator` (each `rdf:li`, else the element's own text).
-    static func dublinCoreRights(_ xmp: [UInt8]) -> (rights: [String], creators: [String]) {
-        guard let doc = xmp.withUnsafeBytes({ cxml_parse($0.baseAddress, $0.count) }) else { return ([], []) }
-        defer { cxml_free_doc(doc) }
-        var rights: [String] = []
-        var creators: [String] = []
-        var stack: [OpaquePointer] = cxml_root(doc).map { [$0] } ?? []
-        while let node = stack.popLast() {
-            var child = cxml_first_child(node)
-            while let c = child {
-                if cxml_type(c) == Int32(CXML_ELEMENT) { stack.append(c) }
-                child = cxml_next(c)
-            }
-            guard let ns = cxml_namespace(node), String(cString: ns) == dublinCore else { continue }
-            let name = String(cString: cxml_name(node))
-            guard name == "rights" || name == "creator" else { continue }
-            let texts = items(node)
-            if name == "rights" { rights += texts } else { creators += texts }
-        }
-        return (rights, creators)
-    }
-
-    /// The texts of the `li` elements under `node`, else its own text.
-    static func items(_ node: OpaquePointer) -> [String] {
-        var texts: [String] = []
-        var stack = [node]
-        while let n = stack.popLast() {
-            var child = cxml_first_child(n)
-            while let c = child {
-                if cxml_type(c) == Int32(CXML_ELEMENT) {
-                    if String(cString: cxml_name(c)) == "li" { texts.append(text(c)) } else { stack.append(c) }
-                }
-                child = cxml_next(c)
-            }
-        }
-        let own = text(node).trimmingCharacters(in: .whitespacesAndNewlines)
-        return texts.isEmpty ? (own.isEmpty ? [] : [own]) : texts
-    }
-
-    static func text(_ node: OpaquePointer) -> String {
-        guard let t = cxml_text(node) else { return "" }
-        defer { cxml_free(t) }
-        return String(cString: t)
     }
 
     /// Writes them onto `image`, which must carry no other metadata and not be shared:
@@ -109,7 +62,7 @@ struct Copyright: Equatable, Sendable {
         }
         return
             "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
-            + "<rdf:Description rdf:about=\"\" xmlns:dc=\"\(Self.dublinCore)\">\(body)</rdf:Description></rdf:RDF>"
+            + "<rdf:Description rdf:about=\"\" xmlns:dc=\"\(XMP.dublinCore)\">\(body)</rdf:Description></rdf:RDF>"
             + "</x:xmpmeta>"
     }
 }

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 
 /// Encoding to the output formats, always with every piece of metadata stripped.

@@ -1,4 +1,4 @@
-import CAV
+internal import CAV
 import Core
 import Foundation
 
@@ -83,13 +83,6 @@ extension ImageFile {
             Int32(keyframeEvery), Int32(rotation))
         guard status == 0 else {
             throw ImagingError(.encode, AspectError(.internalError, "writing the clip \(path) failed"))
-        }
-    }
-
-    /// Writes `seconds` of a tone in Matroska: a file with sound and no picture.
-    public static func writeAudioOnly(to path: String, seconds: Double) throws(ImagingError) {
-        guard cav_write_audio(path, seconds) == 0 else {
-            throw ImagingError(.encode, AspectError(.internalError, "writing the audio file \(path) failed"))
         }
     }
 }

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 
 /// Decoded pixels: 8-bit, `bands` bytes per pixel, row by row.

@@ -1,7 +1,8 @@
-import CVips
+internal import CVips
 import Core
 
-/// The steps of the pipeline after the resize, one function each.
+/// The steps of the pipeline after the decode, one function each; `Thumbnailer.steps`
+/// lists them in order.
 enum Pipeline {
     /// The resize must give exactly the planned size: sizes are exact, by SPEC.
     static func exactSize(_ image: VImage, _ size: Size) throws(ImagingError) -> VImage {
@@ -38,37 +39,61 @@ enum Pipeline {
         return try blocks.then("crop") { cvips_extract_area($0, $1, 0, 0, Int32(w), Int32(h)) }
     }
 
-    /// After the geometry, in SPEC's order: `extend` (the result placed on the asked box),
-    /// blur, sharpen or pixelate, the watermark, the shape, then `padding`.
-    static func finish(_ image: VImage, _ plan: Plan, format: ImageFormat, watermarks: [String: WatermarkImage])
+    /// A frame decoded whole (a region or a turn in the plan): the region cut out, turned
+    /// and mirrored, as the plan says; else the frame as it is.
+    static func reshape(_ image: VImage, _ cut: Thumbnailer.RegionCut?, _ plan: Plan) throws(ImagingError) -> VImage {
+        guard let cut else { return image }
+        return try Thumbnailer.reshape(try exactSize(image, cut.whole), cut, plan)
+    }
+
+    /// `extend`: the geometry's result on the canvas of the asked box, which shows the
+    /// background, or what the plan fills it with (a colour, the picture's mean colour,
+    /// the picture blurred).
+    static func extend(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+        guard let e = plan.extended else { return image }
+        return switch plan.canvasFill {
+        case .color(let c)?: try place(image, at: e, on: plan.canvas, c, format: format)
+        case .mean?: try place(image, at: e, on: plan.canvas, try mean(image), format: format)
+        case .blur?: try overBlurred(image, at: e, on: plan.canvas)
+        case nil: try place(image, at: e, on: plan.canvas, plan.background, format: format)
+        }
+    }
+
+    /// `wm`: the configured watermark over the picture at its placement.
+    static func watermark(_ image: VImage, _ plan: Plan, _ watermarks: [String: WatermarkImage])
         throws(ImagingError) -> VImage
     {
-        var out = image
-        if let e = plan.extended {
-            out =
-                switch plan.canvasFill {
-                case .color(let c)?: try place(out, at: e, on: plan.canvas, c, format: format)
-                case .mean?: try place(out, at: e, on: plan.canvas, try mean(out), format: format)
-                case .blur?: try overBlurred(out, at: e, on: plan.canvas)
-                case nil: try place(out, at: e, on: plan.canvas, plan.background, format: format)
-                }
+        guard let p = plan.watermark else { return image }
+        guard let mark = watermarks[p.name] else {
+            throw ImagingError(
+                .process, AspectError(.internalError, "processing the image failed (watermark)"),
+                detail: "the watermark \(p.name) was not read at start-up")
         }
-        out = try effects(out, plan)
-        if let p = plan.watermark {
-            guard let mark = watermarks[p.name] else {
-                throw ImagingError(
-                    .process, AspectError(.internalError, "processing the image failed (watermark)"),
-                    detail: "the watermark \(p.name) was not read at start-up")
-            }
-            out = try overlay(out, mark, at: p)
+        return try overlay(image, mark, at: p)
+    }
+
+    /// `shape`: clipped to it.
+    static func shape(_ image: VImage, _ plan: Plan) throws(ImagingError) -> VImage {
+        guard let shape = plan.shape else { return image }
+        return try clip(image, shape: shape, radius: plan.cornerRadius)
+    }
+
+    /// `padding`: a margin of the background around the result.
+    static func padding(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+        guard let p = plan.padding else { return image }
+        return try place(
+            image, at: Rect(x: p.left, y: p.top, width: plan.canvas.width, height: plan.canvas.height),
+            on: plan.output, plan.background, format: format)
+    }
+
+    /// Transparency flattened onto the background (white by default) where the format
+    /// has no alpha, or where the plan asks for it whatever the format.
+    static func flatten(_ image: VImage, _ plan: Plan, format: ImageFormat) throws(ImagingError) -> VImage {
+        guard !format.hasAlpha || plan.flattened, image.hasAlpha else { return image }
+        let bg = plan.background ?? .white
+        return try image.then("flatten") {
+            cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
         }
-        if let shape = plan.shape { out = try clip(out, shape: shape, radius: plan.cornerRadius) }
-        if let p = plan.padding {
-            out = try place(
-                out, at: Rect(x: p.left, y: p.top, width: plan.canvas.width, height: plan.canvas.height),
-                on: plan.output, plan.background, format: format)
-        }
-        return out
     }
 
     /// `image` at `at` on a canvas of `size` in `bg`, else transparent where the format

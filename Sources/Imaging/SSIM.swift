@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 
 /// SSIM of luma (Wang, Bovik, Sheikh and Simoncelli, "Image quality assessment: from error

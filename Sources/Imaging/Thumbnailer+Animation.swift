@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 import Foundation
 import Syscalls
@@ -83,7 +83,7 @@ extension Thumbnailer {
     }
 
     /// The frames `frame(i)` gives (each at the decoded size: the plan's, or the whole
-    /// source's for a region or a turn) through the same steps as a still, joined again,
+    /// source's for a region or a turn) through the same `steps` as a still, joined again,
     /// and encoded as an animation with `delays` and `loop`.
     func animate(
         count: Int, cut: RegionCut?, plan: Plan, format: ImageFormat, quality: Int?, maxBytes: Int?, delays: [Int32],
@@ -93,12 +93,9 @@ extension Thumbnailer {
         var done: [VImage] = []
         for i in 0..<count {
             try deadline.check()
-            var image = try frame(i)
-            if let cut { image = try Pipeline.exactSize(try Self.reshape(image, cut, plan), plan.resized) }
-            image = try Pipeline.toSRGB(image)
-            image = try Pipeline.cropOrPlace(image, plan, format: format)
-            image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
-            done.append(image)
+            var each = Frame(try frame(i), plan: plan, format: format, cut: cut)
+            try runSteps(&each, deadline: deadline)
+            done.append(each.image)
         }
         // The frames stay referenced by `done` while the join reads them.
         var pointers: [UnsafeMutablePointer<VipsImage>?] = done.map { $0.pointer }

@@ -1,5 +1,5 @@
-import CFaces
-import CVips
+internal import CFaces
+internal import CVips
 import Core
 
 // Faces (SPEC: Faces): found by dlib's frontal face detector on a copy of the upright

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 import Foundation
 import SVG
@@ -36,7 +36,6 @@ extension Thumbnailer {
     func open(file: OpenFile, reading: SourceReading, deadline: Deadline) throws(ImagingError) -> (
         input: SourceInput, info: SourceInfo
     ) {
-        let page = reading.page
         guard let bytes = file.regularFileSize else {
             throw ImagingError(.open, AspectError(.notFound, "no such source image"), detail: "not a regular file")
         }
@@ -54,6 +53,31 @@ extension Thumbnailer {
         // One source for the sniff and the header (libvips rewinds it between them), unless
         // the bytes are replaced.
         let sniffed = try VSource(SourceInput(file), deadline: deadline)
+        let format = try loaderFormat(sniffed)
+        let input = format == "svg" ? try sanitisedSVG(file, bytes: bytes) : SourceInput(file)
+        let read = try readHeader(input, sniffed: sniffed, format: format, reading: reading, deadline: deadline)
+        try checkPixels(read.header.size, frames: read.frames, format: format)
+        var info = Self.info(read, format: format, bytes: bytes, asked: reading.page)
+        info.hdr = HDRCoding.of(file, format: format, page: info.page)
+        let header = read.header
+        if reading.keepProfile, info.profile == .other, header.bands >= 3,
+            vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_sRGB
+                || vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_RGB16
+        {
+            info.keptProfile = header.iccProfile
+        }
+        if !reading.autoRotate {
+            // `autoRotate` off (a dialect's option): the pixels as stored.
+            info.size = header.size
+            info.orientation = 1
+            info.noRotate = true
+        }
+        return (input, info)
+    }
+
+    /// The format of the loader libvips would pick for `sniffed`: a 415 when there is
+    /// none, or when it is not one `images.formats` serves.
+    func loaderFormat(_ sniffed: VSource) throws(ImagingError) -> String {
         guard let loader = cvips_find_loader(sniffed.pointer) else {
             throw ImagingError(
                 .header,
@@ -72,22 +96,37 @@ extension Thumbnailer {
                     "the source is \(format), which this service does not decode; it decodes \(limits.formats.sorted().joined(separator: ", "))"
                 ))
         }
-        let input = format == "svg" ? try sanitisedSVG(file, bytes: bytes) : SourceInput(file)
+        return format
+    }
+
+    /// A header as read: of the page asked (or of an embedded thumbnail in its place), the
+    /// count of pages or frames, and whether they are pages.
+    struct HeaderRead {
+        var header: VImage
+        var count: Int
+        var paged: Bool
+        var frames: Int
+        var embedded: Bool
+    }
+
+    /// The header of the page `reading` asks (GIF and WebP pages are an animation's frames;
+    /// TIFF, HEIF and PDF pages are pages, drawn one at a time: SPEC, Source formats), or,
+    /// with `thumbnail=embedded`, a HEIF/AVIF's embedded thumbnail when it has one (the
+    /// geometry is then planned on it).
+    func readHeader(
+        _ input: SourceInput, sniffed: VSource, format: String, reading: SourceReading, deadline: Deadline
+    ) throws(ImagingError) -> HeaderRead {
+        let page = reading.page
         let unreadable = AspectError(
             .unsupportedSource, "the source's header cannot be read: it is corrupt or not an image")
         let first = input.memory == nil ? sniffed : try VSource(input, deadline: deadline)
         var header = try VImage.make(.header, unreadable) { cvips_open_header(first.pointer, 0, 0, $0) }
-        // GIF and WebP pages are an animation's frames; TIFF, HEIF and PDF pages are pages
-        // (SPEC: Source formats), drawn one at a time: the one asked for.
         let count = max(1, Int(vips_image_get_n_pages(header.pointer)))
         let paged = LoaderName.pagedFormats.contains(format)
-        let frames = paged ? 1 : count
         if paged, page > 1, page <= count {
             let source = try VSource(input, deadline: deadline)
             header = try VImage.make(.header, unreadable) { cvips_open_header(source.pointer, Int32(page - 1), 0, $0) }
         }
-        // `thumbnail=embedded` (imgproxy's enforce_thumbnail): a HEIF/AVIF's embedded
-        // thumbnail in place of the picture, when it has one; the geometry is planned on it.
         var embedded = false
         if reading.embeddedThumbnail, format == "heif" {
             let source = try VSource(input, deadline: deadline)
@@ -99,7 +138,13 @@ extension Thumbnailer {
             }
             _ = Vips.takeError()
         }
-        let stored = header.size
+        return HeaderRead(header: header, count: count, paged: paged, frames: paged ? 1 : count, embedded: embedded)
+    }
+
+    /// The frames and the pixels against the limits, before any is decoded. An
+    /// animation's frames count together (SPEC: Animated sources); a vector is held at the
+    /// size it is drawn, once the plan is known.
+    func checkPixels(_ stored: Size, frames: Int, format: String) throws(ImagingError) {
         guard frames <= limits.maxAnimationFrames else {
             throw ImagingError(
                 .limits,
@@ -107,8 +152,6 @@ extension Thumbnailer {
                     .sourceTooLarge,
                     "the source has \(frames) frames, over limits.maxAnimationFrames \(limits.maxAnimationFrames)"))
         }
-        // An animation's frames count together (SPEC: Animated sources). A vector is held
-        // at the size it is drawn, when the plan is known.
         let pixels = stored.pixels(frames: frames)
         let vector = SourceDescription.vectorFormats.contains(format)
         guard pixels <= limits.maxSourcePixels || vector else {
@@ -120,30 +163,24 @@ extension Thumbnailer {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels)")
             )
         }
+    }
+
+    /// What a header says of the source: its upright size, orientation, alpha, profile,
+    /// frames and pages. A PDF page is drawn on white paper: opaque, whatever bands the
+    /// loader gives.
+    static func info(_ read: HeaderRead, format: String, bytes: Int64, asked page: Int) -> SourceInfo {
+        let header = read.header
+        let stored = header.size
         let orientation = Int(vips_image_get_orientation(header.pointer))
         let swap = vips_image_get_orientation_swap(header.pointer) != 0
-        // A PDF page is drawn on white paper: opaque, whatever bands the loader gives.
         var info = SourceInfo(
             size: swap ? Size(width: stored.height, height: stored.width) : stored, storedSize: stored,
             orientation: (1...8).contains(orientation) ? orientation : 1,
             hasAlpha: header.hasAlpha && format != "pdf", format: format, bytes: bytes,
-            profile: ICCProfile.kind(header.iccProfile), frames: frames, pages: paged ? count : 1,
-            page: paged && page <= count ? page : 1)
-        info.hdr = HDRCoding.of(file, format: format, page: info.page)
-        info.embeddedThumbnail = embedded
-        if reading.keepProfile, info.profile == .other, header.bands >= 3,
-            vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_sRGB
-                || vips_image_get_interpretation(header.pointer) == VIPS_INTERPRETATION_RGB16
-        {
-            info.keptProfile = header.iccProfile
-        }
-        if !reading.autoRotate {
-            // imgproxy's auto_rotate:0: the pixels as stored.
-            info.size = stored
-            info.orientation = 1
-            info.noRotate = true
-        }
-        return (input, info)
+            profile: ICCProfile.kind(header.iccProfile), frames: read.frames, pages: read.paged ? read.count : 1,
+            page: read.paged && page <= read.count ? page : 1)
+        info.embeddedThumbnail = read.embedded
+        return info
     }
 
     /// An SVG or a PDF page drawn at `size`: over `limits.maxSourcePixels` is a 413, as a

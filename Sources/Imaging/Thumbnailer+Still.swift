@@ -1,15 +1,13 @@
-import CVips
+internal import CVips
 import Core
 import Foundation
 import Syscalls
 
 // A still's render, and the decode every render starts from.
 extension Thumbnailer {
-    /// Renders a plan: resize with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
-    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotate, embedded profiles
-    /// converted to sRGB (CMYK too), then crop or
-    /// place, clip to the shape, flatten where the format has no alpha, and encode with
-    /// no metadata.
+    /// Renders a plan: the decode with shrink-on-load (for JPEG by `ShrinkOnLoad.fast` when
+    /// `limits.fastShrinkOnLoad`, else libvips' choice), autorotated, embedded profiles
+    /// converted to sRGB (CMYK too); then `steps`; then the encode, with no metadata.
     func render(
         _ input: SourceInput, source info: SourceInfo, plan: inout Plan, format: ImageFormat, quality: Int?,
         maxBytes: Int?,
@@ -29,26 +27,21 @@ extension Thumbnailer {
                         + "limits.maxSourcePixels \(limits.maxSourcePixels); ask with upscale=0 or a box closer to the source's shape"
                 ))
         }
-        let resized =
-            plan.reshapesSource
-            ? try decodeRegion(input, info, plan, deadline: deadline)
-            : try decodeResized(input, info, to: plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
-        try deadline.check()
-        var image = try Pipeline.exactSize(resized, plan.resized)
-        if wantFacts { facts = factsFromRender(image, info, plan) }
-        if plan.gravity == .face, plan.mode == .fill {
-            plan = try centredOnFaces(image, input, info, plan, deadline: deadline)
+        // With a region or a turn, the whole source at the region's scale, cut by the
+        // steps; else the plan's size.
+        let cut = plan.reshapesSource ? Self.regionCut(plan) : nil
+        if let cut {
+            if info.description.isVector { try checkDrawn(cut.whole, info) }
+            try checkWhole(cut.whole, frames: 1)
         }
-        image = try Pipeline.toSRGB(image)
-        image = try Pipeline.cropOrPlace(image, plan, format: format)
-        image = try Pipeline.finish(image, plan, format: format, watermarks: watermarks)
+        let decoded = try decodeResized(
+            input, info, to: cut?.whole ?? plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         try deadline.check()
-        if !format.hasAlpha || plan.flattened, image.hasAlpha {
-            let bg = plan.background ?? .white
-            image = try image.then("flatten") {
-                cvips_flatten($0, $1, [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
-            }
-        }
+        let still = Frame.Still(input: input, info: info, wantFacts: wantFacts, deadline: deadline)
+        var frame = Frame(decoded, plan: plan, format: format, cut: cut, still: still)
+        try runSteps(&frame, deadline: deadline)
+        (plan, facts) = (frame.plan, frame.facts)
+        let image = frame.image
         return try Encoder.encode(
             image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
             autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile)
@@ -95,20 +88,6 @@ extension Thumbnailer {
             if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
         }
         return image
-    }
-
-    /// Before the geometry: the whole upright source resized so that the plan's region
-    /// comes out at the planned size (turned back for a quarter turn), that region cut
-    /// out, then rotated and flipped: `plan.resized`, as the plan says.
-    func decodeRegion(_ input: SourceInput, _ info: SourceInfo, _ plan: Plan, deadline: Deadline)
-        throws(ImagingError) -> VImage
-    {
-        let cut = Self.regionCut(plan)
-        if info.description.isVector { try checkDrawn(cut.whole, info) }
-        try checkWhole(cut.whole, frames: 1)
-        let image = try decodeResized(
-            input, info, to: cut.whole, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
-        return try Self.reshape(try Pipeline.exactSize(image, cut.whole), cut, plan)
     }
 
     /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Core
 
 /// The one owner of one `VipsImage` reference: released exactly once, in `deinit`.

@@ -1,5 +1,5 @@
-import CAV
-import CVips
+internal import CAV
+internal import CVips
 import Core
 import Syscalls
 

@@ -131,7 +131,9 @@ struct OptionReader {
         }
     }
 
-    /// One option: `name` as written (a short name too) and its arguments.
+    /// One option: `name` as written (a short name too) and its arguments, read by that
+    /// option's own reader as imgproxy's `applyURLOption` does (the geometry's in
+    /// `ImgproxyOptions+Geometry.swift`).
     mutating func apply(_ written: String, _ args: [String]) throws(AspectError) {
         guard let name = ImgproxyURL.names[written] else {
             throw AspectError(
@@ -141,249 +143,257 @@ struct OptionReader {
         }
         guard !args.isEmpty else { throw bad(written, args, "needs an argument") }
         switch name {
-        case "resize":
-            try count(written, args, 1...8)
-            if !args[0].isEmpty { try apply("resizing_type", [args[0]]) }
-            if args.count > 1 { try apply("size", Array(args.dropFirst())) }
-        case "size":
-            try count(written, args, 1...7)
-            if !args[0].isEmpty { geometry.width = try int(written, args[0]) }
-            if args.count > 1, !args[1].isEmpty { geometry.height = try int(written, args[1]) }
-            if args.count > 2, !args[2].isEmpty { geometry.enlarge = try bool(written, args[2]) }
-            if args.count > 3, !args[3].isEmpty { try apply("extend", Array(args.dropFirst(3))) }
-        case "resizing_type":
-            try count(written, args, 1...1)
-            guard let t = ImgproxyGeometry.Resize(rawValue: args[0]) else {
-                throw bad(written, args, "must be fit, fill, fill-down, force or auto")
-            }
-            geometry.resize = t
-        case "width":
-            try count(written, args, 1...1)
-            geometry.width = try int(written, args[0])
-        case "height":
-            try count(written, args, 1...1)
-            geometry.height = try int(written, args[0])
-        case "min-width":
-            try count(written, args, 1...1)
-            geometry.minWidth = try int(written, args[0])
-        case "min-height":
-            try count(written, args, 1...1)
-            geometry.minHeight = try int(written, args[0])
-        case "zoom":
-            try count(written, args, 1...2)
-            geometry.zoomWidth = try float(written, args[0], above: true)
-            geometry.zoomHeight = args.count > 1 ? try float(written, args[1], above: true) : geometry.zoomWidth
-        case "dpr":
-            try count(written, args, 1...1)
-            let d = try float(written, args[0], above: true)
-            guard d <= limits.maxDpr else {
-                throw bad(written, args, "is over limits.maxDpr \(decimalString(limits.maxDpr))")
-            }
-            geometry.dpr = d
-        case "enlarge":
-            try count(written, args, 1...1)
-            geometry.enlarge = try bool(written, args[0])
-        case "extend", "extend_aspect_ratio":
-            try count(written, args, 1...4)
-            let on = try bool(written, args[0])
-            let g =
-                args.count > 1 ? try gravity(written, Array(args.dropFirst()), allowSmart: false) : ImgproxyGravity()
-            if name == "extend" {
-                (geometry.extend, geometry.extendGravity) = (on, g)
-            } else {
-                (geometry.extendAspectRatio, geometry.extendAspectRatioGravity) = (on, g)
-            }
+        case "resize": try applyResize(written, args)
+        case "size": try applySize(written, args)
+        case "resizing_type": try applyResizingType(written, args)
+        case "width": try applyDimension(written, args, \.width)
+        case "height": try applyDimension(written, args, \.height)
+        case "min-width": try applyDimension(written, args, \.minWidth)
+        case "min-height": try applyDimension(written, args, \.minHeight)
+        case "zoom": try applyZoom(written, args)
+        case "dpr": try applyDpr(written, args)
+        case "enlarge": try applyEnlarge(written, args)
+        case "extend", "extend_aspect_ratio": try applyExtend(name, written, args)
         case "gravity": geometry.gravity = try gravity(written, args)
-        case "crop":
-            try count(written, args, 1...5)
-            geometry.cropWidth = try float(written, args[0])
-            geometry.cropHeight = args.count > 1 && !args[1].isEmpty ? try float(written, args[1]) : 0
-            geometry.cropGravity = args.count > 2 ? try gravity(written, Array(args.dropFirst(2))) : nil
-        case "trim":
-            // threshold:colour:equal_hor:equal_ver, as imgproxy's `applyTrimOption` reads them.
-            try count(written, args, 1...4)
-            guard !args[0].isEmpty else {
-                request.trim = nil
-                break
-            }
-            var trim = Trim(threshold: try float(written, args[0]))
-            if args.count > 1, !args[1].isEmpty { trim.color = try hexColor(written, args, args[1]) }
-            if args.count > 2, !args[2].isEmpty { trim.equalHorizontal = try bool(written, args[2]) }
-            if args.count > 3, !args[3].isEmpty { trim.equalVertical = try bool(written, args[3]) }
-            request.trim = trim
-        case "padding":
-            try count(written, args, 1...4)
-            func side(_ i: Int, _ fallback: Int) throws(AspectError) -> Int {
-                i < args.count && !args[i].isEmpty ? try int(written, args[i], max: limits.maxDimension) : fallback
-            }
-            let top = try side(0, geometry.padding[0])
-            let right = try side(1, top)
-            let bottom = try side(2, top)
-            let left = try side(3, right)
-            geometry.padding = [top, right, bottom, left]
-        case "auto_rotate":
-            try count(written, args, 1...1)
-            request.autoRotate = try bool(written, args[0])
-        case "rotate":
-            try count(written, args, 1...1)
-            guard let n = Int(args[0]), n % 90 == 0 else { throw bad(written, args, "must be a multiple of 90") }
-            geometry.rotate = (n % 360 + 360) % 360
-            request.rotate = geometry.rotate
-        case "flip":
-            try count(written, args, 1...2)
-            if !args[0].isEmpty { geometry.flipHorizontal = try bool(written, args[0]) }
-            if args.count > 1, !args[1].isEmpty { geometry.flipVertical = try bool(written, args[1]) }
-        case "background":
-            if args.count == 1, args[0].isEmpty {
-                request.background = nil
-            } else if args.count == 1 {
-                request.background = try hexColor(written, args, args[0])
-            } else {
-                try count(written, args, 3...3)
-                let rgb = try args.map { v throws(AspectError) in UInt8(try int(written, v, max: 255)) }
-                request.background = Color(red: rgb[0], green: rgb[1], blue: rgb[2], alpha: 255)
-            }
-        case "blur", "sharpen":
-            try count(written, args, 1...1)
-            let sigma = try float(written, args[0])
-            let most = name == "blur" ? 100.0 : 10.0
-            guard sigma <= most else {
-                throw bad(written, args, "σ must be 0 (none) or up to \(decimalString(most))")
-            }
-            if name == "blur" {
-                request.blur = sigma == 0 ? nil : sigma
-            } else {
-                request.sharpen = sigma == 0 ? nil : sigma
-            }
-        case "pixelate":
-            try count(written, args, 1...1)
-            let n = try int(written, args[0], max: 256)
-            request.pixelate = n <= 1 ? nil : n
-        case "watermark":
-            try count(written, args, 1...7)
-            let opacity = try float(written, args[0])
-            guard opacity <= 1 else { throw bad(written, args, "the opacity must be from 0 to 1") }
-            guard opacity > 0 else {
-                geometry.watermark = nil
-                break
-            }
-            guard let mark = settings.watermark else {
-                throw bad(written, args, "no watermark is configured (watermarks)")
-            }
-            guard args.count <= 5 else { throw bad(written, args, "takes opacity, position, X, Y and scale") }
-            var position = ImgproxyGravity(.ce)
-            if args.count > 1, !args[1].isEmpty {
-                guard args[1] != "re" else { throw bad(written, args, "the position re (replicate) is not supported") }
-                position = try gravity(written, [args[1]], allowSmart: false)
-                guard position.kind != .fp else { throw bad(written, args, "the position must be a compass value") }
-            }
-            if args.count > 2, !args[2].isEmpty { position.x = try float(written, args[2], min: -1e6) }
-            if args.count > 3, !args[3].isEmpty { position.y = try float(written, args[3], min: -1e6) }
-            let scale = args.count > 4 && !args[4].isEmpty ? try float(written, args[4], above: true) : 0
-            geometry.watermark = ImgproxyWatermark(name: mark, opacity: opacity, position: position, scale: scale)
-        case "strip_metadata":
-            try count(written, args, 1...1)
-            guard try bool(written, args[0]) else {
-                throw bad(written, args, "is not supported: metadata is always stripped (but for output.keepCopyright)")
-            }
-        case "keep_copyright":
-            // Per request; the server's own setting is the canonical nil.
-            try count(written, args, 1...1)
-            let keep = try bool(written, args[0])
-            request.keepCopyright = keep == settings.keepCopyright ? nil : keep
-        case "quality":
-            try count(written, args, 1...1)
-            let q = try int(written, args[0], max: 100)
-            request.quality = q == 0 ? nil : q
-        case "format_quality":
-            guard args.count % 2 == 0 else { throw bad(written, args, "takes pairs of format and quality") }
-            for i in stride(from: 0, to: args.count, by: 2) {
-                guard let f = Self.format(args[i]) else {
-                    throw bad(written, args, "\(quoted(args[i])) is not a format")
-                }
-                let q = try int(written, args[i + 1], max: 100)
-                request.formatQuality[f.rawValue] = q == 0 ? nil : q
-            }
-        case "enforce_thumbnail":
-            try count(written, args, 1...1)
-            request.embeddedThumbnail = try bool(written, args[0])
-        case "strip_color_profile":
-            try count(written, args, 1...1)
-            request.keepProfile = try !bool(written, args[0])
-        case "raw":
-            try count(written, args, 0...1)
-            request.raw = args.isEmpty ? true : try bool(written, args[0])
-        case "skip_processing":
-            guard !args.isEmpty else { throw bad(written, args, "names the formats to pass through (skp:jpg:png)") }
-            var formats = Set(request.passthrough)
-            for a in args {
-                let names = [
-                    "jpg": "jpeg", "jpeg": "jpeg", "png": "png", "gif": "gif", "webp": "webp", "avif": "avif",
-                    "heic": "heif", "heif": "heif", "tiff": "tiff", "tif": "tiff", "jxl": "jxl",
-                ]
-                guard let f = names[a.lowercased()] else {
-                    throw bad(
-                        written, args,
-                        "names no format Aspect passes through (jpg, png, gif, webp, avif, heic, tiff, jxl; an SVG is drawn)"
-                    )
-                }
-                formats.insert(f)
-            }
-            request.passthrough = formats.sorted()
-        case "max_bytes":
-            try count(written, args, 1...1)
-            let n = try int(written, args[0])
-            guard n == 0 || n >= 1024 else { throw bad(written, args, "must be 0 (none) or at least 1024") }
-            request.maxBytes = n == 0 ? nil : n
-        case "format":
-            try count(written, args, 1...1)
-            guard let f = Self.format(args[0]) else {
-                throw bad(written, args, "must be jpg, jpeg, png, webp, avif, jxl or gif")
-            }
-            request.format = f
-        case "page":
-            try count(written, args, 1...1)
-            request.page = try int(written, args[0], max: ThumbRequest.maxPage - 1) + 1
-        case "video_thumbnail_second":
-            try count(written, args, 1...1)
-            request.time = try float(written, args[0])
-        case "cachebuster":
-            // It makes another URL; the result is keyed by the source's version already.
-            try count(written, args, 1...1)
-        case "expires":
-            try count(written, args, 1...1)
-            guard let t = Int64(args[0]) else { throw bad(written, args, "must be a Unix time") }
-            if t > 0, t < now { throw AspectError(.gone, "the URL expired at \(t) (expires)") }
-            expires = t
-        case "filename":
-            try count(written, args, 1...2)
-            if args.count > 1, !args[1].isEmpty, try bool(written, args[1]) {
-                guard let text = ImgproxyURL.base64URLDecoded(args[0]) else {
-                    throw bad(written, args, "is not base64url of UTF-8 text")
-                }
-                filename = text
-            } else {
-                filename = (try? PercentEncoding.decode(Substring(args[0]))) ?? args[0]
-            }
-            if filename?.isEmpty == true { filename = nil }
-        case "return_attachment":
-            try count(written, args, 1...1)
-            attachment = try bool(written, args[0])
-        case "preset":
-            for p in args {
-                guard let text = settings.presets[p] else {
-                    let names = settings.presets.keys.sorted()
-                    throw AspectError(
-                        .badParam,
-                        "unknown imgproxy preset \(quoted(p)); "
-                            + (names.isEmpty
-                                ? "none are configured (imgproxy.presets)"
-                                : "the configured ones are \(names.joined(separator: ", "))"))
-                }
-                try applyPreset(p, text)
-            }
+        case "crop": try applyCrop(written, args)
+        case "trim": try applyTrim(written, args)
+        case "padding": try applyPadding(written, args)
+        case "auto_rotate": try applyAutoRotate(written, args)
+        case "rotate": try applyRotate(written, args)
+        case "flip": try applyFlip(written, args)
+        case "background": try applyBackground(written, args)
+        case "blur", "sharpen": try applyBlurOrSharpen(name, written, args)
+        case "pixelate": try applyPixelate(written, args)
+        case "watermark": try applyWatermark(written, args)
+        case "strip_metadata": try applyStripMetadata(written, args)
+        case "keep_copyright": try applyKeepCopyright(written, args)
+        case "quality": try applyQuality(written, args)
+        case "format_quality": try applyFormatQuality(written, args)
+        case "enforce_thumbnail": try applyEnforceThumbnail(written, args)
+        case "strip_color_profile": try applyStripColorProfile(written, args)
+        case "raw": try applyRaw(written, args)
+        case "skip_processing": try applySkipProcessing(written, args)
+        case "max_bytes": try applyMaxBytes(written, args)
+        case "format": try applyFormat(written, args)
+        case "page": try applyPage(written, args)
+        case "video_thumbnail_second": try applyVideoThumbnailSecond(written, args)
+        case "cachebuster": try applyCacheBuster(written, args)
+        case "expires": try applyExpires(written, args)
+        case "filename": try applyFilename(written, args)
+        case "return_attachment": try applyReturnAttachment(written, args)
+        case "preset": try applyPresets(args)
         default:
             throw AspectError(.internalError, "imgproxy option \(name) has no reader")
+        }
+    }
+
+    /// `trim:THRESHOLD:COLOUR:EQUAL_HOR:EQUAL_VER`, as imgproxy's `applyTrimOption` reads
+    /// them; an empty threshold is no trim.
+    private mutating func applyTrim(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...4)
+        guard !args[0].isEmpty else {
+            request.trim = nil
+            return
+        }
+        var trim = Trim(threshold: try float(written, args[0]))
+        if args.count > 1, !args[1].isEmpty { trim.color = try hexColor(written, args, args[1]) }
+        if args.count > 2, !args[2].isEmpty { trim.equalHorizontal = try bool(written, args[2]) }
+        if args.count > 3, !args[3].isEmpty { trim.equalVertical = try bool(written, args[3]) }
+        request.trim = trim
+    }
+
+    /// `auto_rotate:BOOL`.
+    private mutating func applyAutoRotate(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        request.autoRotate = try bool(written, args[0])
+    }
+
+    /// `background:RRGGBB` (or `RGB`), `background:R:G:B`, or an empty one for none.
+    private mutating func applyBackground(_ written: String, _ args: [String]) throws(AspectError) {
+        if args.count == 1, args[0].isEmpty {
+            request.background = nil
+        } else if args.count == 1 {
+            request.background = try hexColor(written, args, args[0])
+        } else {
+            try count(written, args, 3...3)
+            let rgb = try args.map { v throws(AspectError) in UInt8(try int(written, v, max: 255)) }
+            request.background = Color(red: rgb[0], green: rgb[1], blue: rgb[2], alpha: 255)
+        }
+    }
+
+    /// `blur:SIGMA` (up to 100) and `sharpen:SIGMA` (up to 10), `name` the full name; 0 is none.
+    private mutating func applyBlurOrSharpen(_ name: String, _ written: String, _ args: [String])
+        throws(AspectError)
+    {
+        try count(written, args, 1...1)
+        let sigma = try float(written, args[0])
+        let most = name == "blur" ? 100.0 : 10.0
+        guard sigma <= most else {
+            throw bad(written, args, "σ must be 0 (none) or up to \(decimalString(most))")
+        }
+        if name == "blur" {
+            request.blur = sigma == 0 ? nil : sigma
+        } else {
+            request.sharpen = sigma == 0 ? nil : sigma
+        }
+    }
+
+    /// `pixelate:SIZE`: a size of 0 or 1 is none.
+    private mutating func applyPixelate(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        let n = try int(written, args[0], max: 256)
+        request.pixelate = n <= 1 ? nil : n
+    }
+
+    /// `strip_metadata:BOOL`: only true, since Aspect always strips.
+    private func applyStripMetadata(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        guard try bool(written, args[0]) else {
+            throw bad(written, args, "is not supported: metadata is always stripped (but for output.keepCopyright)")
+        }
+    }
+
+    /// `keep_copyright:BOOL`.
+    private mutating func applyKeepCopyright(_ written: String, _ args: [String]) throws(AspectError) {
+        // Per request; the server's own setting is the canonical nil.
+        try count(written, args, 1...1)
+        let keep = try bool(written, args[0])
+        request.keepCopyright = keep == settings.keepCopyright ? nil : keep
+    }
+
+    /// `quality:N`: 0 is the server's.
+    private mutating func applyQuality(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        let q = try int(written, args[0], max: 100)
+        request.quality = q == 0 ? nil : q
+    }
+
+    /// `format_quality:FORMAT:N:FORMAT:N…`: 0 is the server's for that format.
+    private mutating func applyFormatQuality(_ written: String, _ args: [String]) throws(AspectError) {
+        guard args.count % 2 == 0 else { throw bad(written, args, "takes pairs of format and quality") }
+        for i in stride(from: 0, to: args.count, by: 2) {
+            guard let f = Self.format(args[i]) else {
+                throw bad(written, args, "\(quoted(args[i])) is not a format")
+            }
+            let q = try int(written, args[i + 1], max: 100)
+            request.formatQuality[f.rawValue] = q == 0 ? nil : q
+        }
+    }
+
+    /// `enforce_thumbnail:BOOL`.
+    private mutating func applyEnforceThumbnail(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        request.embeddedThumbnail = try bool(written, args[0])
+    }
+
+    /// `strip_color_profile:BOOL`.
+    private mutating func applyStripColorProfile(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        request.keepProfile = try !bool(written, args[0])
+    }
+
+    /// `raw` or `raw:BOOL`.
+    private mutating func applyRaw(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 0...1)
+        request.raw = args.isEmpty ? true : try bool(written, args[0])
+    }
+
+    /// `skip_processing:FORMAT…`: added to the formats passed through as they are.
+    private mutating func applySkipProcessing(_ written: String, _ args: [String]) throws(AspectError) {
+        guard !args.isEmpty else { throw bad(written, args, "names the formats to pass through (skp:jpg:png)") }
+        var formats = Set(request.passthrough)
+        for a in args {
+            let names = [
+                "jpg": "jpeg", "jpeg": "jpeg", "png": "png", "gif": "gif", "webp": "webp", "avif": "avif",
+                "heic": "heif", "heif": "heif", "tiff": "tiff", "tif": "tiff", "jxl": "jxl",
+            ]
+            guard let f = names[a.lowercased()] else {
+                throw bad(
+                    written, args,
+                    "names no format Aspect passes through (jpg, png, gif, webp, avif, heic, tiff, jxl; an SVG is drawn)"
+                )
+            }
+            formats.insert(f)
+        }
+        request.passthrough = formats.sorted()
+    }
+
+    /// `max_bytes:N`: 0 is none.
+    private mutating func applyMaxBytes(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        let n = try int(written, args[0])
+        guard n == 0 || n >= 1024 else { throw bad(written, args, "must be 0 (none) or at least 1024") }
+        request.maxBytes = n == 0 ? nil : n
+    }
+
+    /// `format:FORMAT` (and the URL's `@extension`).
+    private mutating func applyFormat(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        guard let f = Self.format(args[0]) else {
+            throw bad(written, args, "must be jpg, jpeg, png, webp, avif, jxl or gif")
+        }
+        request.format = f
+    }
+
+    /// `page:N`, from 0; the request's page counts from 1.
+    private mutating func applyPage(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        request.page = try int(written, args[0], max: ThumbRequest.maxPage - 1) + 1
+    }
+
+    /// `video_thumbnail_second:SECONDS`.
+    private mutating func applyVideoThumbnailSecond(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        request.time = try float(written, args[0])
+    }
+
+    /// `cachebuster:TEXT`: read and ignored.
+    private func applyCacheBuster(_ written: String, _ args: [String]) throws(AspectError) {
+        // It makes another URL; the result is keyed by the source's version already.
+        try count(written, args, 1...1)
+    }
+
+    /// `expires:UNIXTIME`: a 410 once past (0 or less: never).
+    private mutating func applyExpires(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        guard let t = Int64(args[0]) else { throw bad(written, args, "must be a Unix time") }
+        if t > 0, t < now { throw AspectError(.gone, "the URL expired at \(t) (expires)") }
+        expires = t
+    }
+
+    /// `filename:NAME:ENCODED`: percent-encoded, or base64url when `ENCODED`; empty is none.
+    private mutating func applyFilename(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...2)
+        if args.count > 1, !args[1].isEmpty, try bool(written, args[1]) {
+            guard let text = ImgproxyURL.base64URLDecoded(args[0]) else {
+                throw bad(written, args, "is not base64url of UTF-8 text")
+            }
+            filename = text
+        } else {
+            filename = (try? PercentEncoding.decode(Substring(args[0]))) ?? args[0]
+        }
+        if filename?.isEmpty == true { filename = nil }
+    }
+
+    /// `return_attachment:BOOL`.
+    private mutating func applyReturnAttachment(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 1...1)
+        attachment = try bool(written, args[0])
+    }
+
+    /// `preset:NAME:NAME…`: each a configured preset, expanded in order.
+    private mutating func applyPresets(_ args: [String]) throws(AspectError) {
+        for p in args {
+            guard let text = settings.presets[p] else {
+                let names = settings.presets.keys.sorted()
+                throw AspectError(
+                    .badParam,
+                    "unknown imgproxy preset \(quoted(p)); "
+                        + (names.isEmpty
+                            ? "none are configured (imgproxy.presets)"
+                            : "the configured ones are \(names.joined(separator: ", "))"))
+            }
+            try applyPreset(p, text)
         }
     }
 

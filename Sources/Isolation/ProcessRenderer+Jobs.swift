@@ -1,4 +1,4 @@
-import CSandbox
+internal import CSandbox
 import Core
 import Foundation
 import Glibc

@@ -1,5 +1,5 @@
-import CLinux
-import CSandbox
+internal import CLinux
+internal import CSandbox
 import Core
 import Foundation
 import Stores

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 import Synchronization
 
@@ -68,6 +68,9 @@ public final class CurlClient: Sendable {
         public var body: [UInt8]
 
         public var ok: Bool { code == Int(CURLE_OK.rawValue) }
+        /// What went wrong below HTTP, in libcurl's terms said once here; nil when an
+        /// answer came.
+        public var failure: TransferFailure? { ok ? nil : TransferFailure(code: code) }
         public var timedOut: Bool { code == Int(CURLE_OPERATION_TIMEDOUT.rawValue) }
         /// Writing the body to the file failed (not the size limit): the disk.
         public var writeFailed: Bool { code == Int(CURLE_WRITE_ERROR.rawValue) && !tooLarge }
@@ -165,6 +168,36 @@ public final class CurlClient: Sendable {
             defer { free(response) }
             let bytes = response.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
             return Transfer(&r, body: bytes)
+        }
+    }
+}
+
+/// How a transfer failed below HTTP: libcurl's codes, grouped as a caller words them.
+public enum TransferFailure: Equatable, Sendable {
+    /// Past the transfer's time limit.
+    case timedOut
+    /// The host name did not resolve.
+    case unresolved
+    /// The connection was refused or the host cannot be reached.
+    case refused
+    /// The connection closed before the whole answer came.
+    case cutShort
+    /// The peer's TLS certificate was not trusted, or the handshake failed.
+    case untrusted
+    /// The answer is not HTTP.
+    case notHTTP
+    /// Anything else (the disk, a transfer that never started, …).
+    case other
+
+    init(code: Int) {
+        switch UInt32(truncatingIfNeeded: code) {
+        case CURLE_OPERATION_TIMEDOUT.rawValue: self = .timedOut
+        case CURLE_COULDNT_RESOLVE_HOST.rawValue: self = .unresolved
+        case CURLE_COULDNT_CONNECT.rawValue: self = .refused
+        case CURLE_PARTIAL_FILE.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_GOT_NOTHING.rawValue: self = .cutShort
+        case CURLE_PEER_FAILED_VERIFICATION.rawValue, CURLE_SSL_CONNECT_ERROR.rawValue: self = .untrusted
+        case CURLE_WEIRD_SERVER_REPLY.rawValue: self = .notHTTP
+        default: self = .other
         }
     }
 }

@@ -1,4 +1,4 @@
-import CXML
+internal import CXML
 import Foundation
 
 /// An SVG's `W0 × H0` (SPEC: Source formats): its `width` and `height`, else its

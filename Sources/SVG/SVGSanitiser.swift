@@ -1,4 +1,4 @@
-import CXML
+internal import CXML
 import Core
 import Foundation
 

@@ -1,5 +1,4 @@
-import CLinux
-import CSandbox
+internal import CLinux
 import Configuration
 import Core
 import Foundation
@@ -17,29 +16,12 @@ import Syscalls
 /// watermarks, renders the warm-up samples, takes its limits, drops every capability,
 /// installs the seccomp allowlist, and renders the jobs that come.
 enum RenderWorkerCommand {
-    /// What a worker may read once restricted: the system's libraries and data (libvips'
-    /// modules, fonts, poppler's data, locales), fontconfig's configuration and cache, the
-    /// processor count, and its own `/proc` entry. Nothing else: not the image root, the
-    /// cache, the configuration, `/tmp`, `/etc/passwd` or another process.
-    static let readable = [
-        "/usr", "/lib", "/lib64", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/var/cache/fontconfig",
-        "/sys/devices/system/cpu", "/proc/self",
-    ]
-
-    /// Descriptors a worker may hold at once: its four, a job's source and answer, and
-    /// what its libraries keep open.
-    static let descriptorLimit: UInt64 = 128
-
     static func run(_ arguments: [String]) -> Int32 {
         // `--parent PID`: the service, which a worker checks it still belongs to.
         guard arguments.count == 2, arguments[0] == "--parent", let parent = pid_t(arguments[1]) else { return 2 }
-        guard csandbox_die_with_parent() == 0, getppid() == parent else { return 1 }
+        guard Sandbox.dieWith(parent: parent) else { return 1 }
         // Landlock first: it holds this thread and every thread started after it.
-        let paths = readable.map { strdup($0) }
-        defer { for p in paths { free(p) } }
-        let landlock = paths.map { UnsafePointer($0) }.withUnsafeBufferPointer {
-            csandbox_landlock($0.baseAddress, Int32($0.count))
-        }
+        let landlock = Sandbox.landlock()
         guard
             let (settings, blob) = RenderWorker.receiveSettings(
                 WorkerSettings.self, on: 3, limit: WorkerSettings.largest),
@@ -74,7 +56,7 @@ enum RenderWorkerCommand {
         WarmUp.run(thumbnailer, samples: samples)
         warming.store(false, ordering: .relaxed)
         guard
-            Sandbox.lock(
+            SandboxCheck.lock(
                 memoryBytes: settings.memoryBytes, resultBytes: settings.resultBytes, parent: parent)
         else { return 1 }
         let budget = UInt64(max(1, settings.imaging.processingTimeoutMs / 1000)) + 5
@@ -82,47 +64,25 @@ enum RenderWorkerCommand {
             socket: 3, renderer: LibvipsRenderer(thumbnailer: thumbnailer), landlock: Int(max(0, landlock))
         ) { file in
             // A render that spins is stopped by the kernel too, if the service cannot.
-            _ = csandbox_cpu_budget(budget)
+            Sandbox.cpuBudget(seconds: budget)
             return TestHooks.attack(file)
         }
     }
 }
 
-/// The lock-down of a render worker, and `aspect sandbox-check`, which tests it.
-enum Sandbox {
-    /// Dies with its parent, its limits (`memoryBytes` of address space, files no larger
-    /// than an answer, a few descriptors, no core), no capability, then no new privileges and
-    /// the seccomp allowlist (CSandbox's). False, said in the log, when a step failed.
-    /// `parent`: the service's pid; a worker whose parent is another (the service died
-    /// before the death signal was set, and it was handed to init) ends. The service may be
-    /// pid 1 itself, in a container.
+/// The lock-down of a render worker, said in the log, and `aspect sandbox-check`, which
+/// tests it.
+enum SandboxCheck {
+    /// Isolation's `Sandbox.lock`; false, said in the log, when a step failed.
     static func lock(memoryBytes: Int64, resultBytes: Int64 = Defaults.Limits.maxResultBytes, parent: pid_t)
         -> Bool
     {
-        guard csandbox_die_with_parent() == 0, getppid() == parent else {
-            EventLog.write(.error, "render worker: its parent is gone")
+        switch Sandbox.lock(memoryBytes: memoryBytes, resultBytes: resultBytes, parent: parent) {
+        case .success: return true
+        case .failure(let why):
+            EventLog.write(.error, "render worker: \(why)")
             return false
         }
-        // An answer is a result and its facts: a file larger than that is never written.
-        let fileSize = UInt64(max(0, resultBytes)) + (2 << 20)
-        guard
-            csandbox_limits(UInt64(max(0, memoryBytes)), fileSize, RenderWorkerCommand.descriptorLimit) == 0
-        else {
-            EventLog.write(.error, "render worker: setrlimit: \(String(cString: strerror(errno)))")
-            return false
-        }
-        let dropped = csandbox_drop_capabilities()
-        guard dropped == 0 else {
-            EventLog.write(.error, "render worker: dropping capabilities: \(String(cString: strerror(-dropped)))")
-            return false
-        }
-        let r = csandbox_lock()
-        guard r == 0 else {
-            EventLog.write(
-                .error, "render worker: the seccomp filter cannot be installed: \(String(cString: strerror(-r)))")
-            return false
-        }
-        return true
     }
 
     /// `aspect sandbox-check WHAT`: locks down as a worker does, then tries WHAT (`socket`,

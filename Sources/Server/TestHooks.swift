@@ -1,7 +1,7 @@
-import CSandbox
 import Core
 import Foundation
 import Glibc
+import Isolation
 import Stores
 import Syscalls
 
@@ -61,16 +61,16 @@ enum TestHooks {
             case "read": return open(argument, O_RDONLY)
             case "create": return open(argument, O_WRONLY | O_CREAT | O_EXCL)
             case "signal": return denied(kill(other(argument) ?? service, SIGTERM))
-            case "queue": return denied(csandbox_try_sigqueue(other(argument) ?? service))
+            case "queue": return denied(Sandbox.Probe.sigqueue(other(argument) ?? service))
             case "renice": return denied(setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(service), 19))
-            case "affinity": return denied(csandbox_try_setaffinity(service))
+            case "affinity": return denied(Sandbox.Probe.setaffinity(service))
             case "setown":
                 // A pipe of its own whose events the kernel would signal to the service.
                 var ends: [Int32] = [-1, -1]
-                guard csandbox_pipe(&ends) == 0 else { return "no pipe" }
+                guard Sandbox.Probe.pipe(&ends) == 0 else { return "no pipe" }
                 defer { for e in ends { close(e) } }
                 return denied(fcntl(ends[0], F_SETOWN, service))
-            case "userfaultfd": return denied(csandbox_try_userfaultfd())
+            case "userfaultfd": return denied(Sandbox.Probe.userfaultfd())
             case "socket": return denied(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0))
             case "connect":
                 // Every descriptor held, as if it were a socket left open by the service.

@@ -1,8 +1,8 @@
-import CSandbox
 import Core
 import Foundation
 import HTTPServer
 import Imaging
+import Isolation
 import Syscalls
 
 /// A render worker's warm-up (SPEC: Isolation: "after every lazy loader is loaded"): before
@@ -78,7 +78,7 @@ enum WarmUp {
             queries.append((video.0, video.1, "w=8&frames=2&format=png"))
         }
         for (format, bytes, query) in queries {
-            let fd = csandbox_sealable_memfd("aspect-warm-up")
+            let fd = Sandbox.sealableMemfd("aspect-warm-up")
             guard fd >= 0 else { return }
             let file = OpenFile(owning: fd)
             guard bytes.withUnsafeBytes({ (try? Syscall.writeAll(fd, $0)) != nil }), lseek(fd, 0, SEEK_SET) == 0,

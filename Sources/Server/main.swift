@@ -27,7 +27,7 @@ case "render-worker":
     status = RenderWorkerCommand.run(Array(arguments.dropFirst()))
 case "sandbox-check":
     // What the render workers' sandbox refuses, for the tests.
-    status = Sandbox.check(Array(arguments.dropFirst()))
+    status = SandboxCheck.check(Array(arguments.dropFirst()))
 case let other?:
     Console.error("aspect: unknown command '\(other)'\n\n\(Usage.main)")
     status = 2

@@ -1,5 +1,4 @@
-import CCurl
-import CLinux
+internal import CLinux
 import Configuration
 import Core
 import Foundation
@@ -59,7 +58,7 @@ public final class RemoteSource: SourceStore {
     private let unkept = Mutex<[(identity: SourceIdentity, file: OpenFile)]>([])
     static let unkeptCapacity = 8
     /// Why the last download could not be kept, until one can.
-    private let keepProblem = Mutex<String?>(nil)
+    let keepProblem = Mutex<String?>(nil)
 
     /// What a kept source's age is told by (monotonic nanoseconds): `Clock.now`, or a
     /// test's clock, so that a window of seconds is tested without waiting it out.
@@ -112,7 +111,7 @@ public final class RemoteSource: SourceStore {
         }
     }
 
-    private func identity(_ record: SourceCache.Record) -> SourceIdentity {
+    func identity(_ record: SourceCache.Record) -> SourceIdentity {
         SourceIdentity(path: record.src, version: record.version, location: cache.bodyPath(record))
     }
 
@@ -186,7 +185,7 @@ public final class RemoteSource: SourceStore {
     }
 
     /// A whole download that could not be kept: held for `open`, and the reason reported.
-    private func holdUnkept(_ record: SourceCache.Record, _ file: OpenFile, why: String) -> SourceIdentity {
+    func holdUnkept(_ record: SourceCache.Record, _ file: OpenFile, why: String) -> SourceIdentity {
         let identity = SourceIdentity(path: record.src, version: record.version, location: "")
         unkept.withLock { list in
             list.removeAll { $0.identity.path == record.src }
@@ -207,12 +206,15 @@ public final class RemoteSource: SourceStore {
         return result
     }
 
-    private func failure(_ code: AspectError.Code, _ message: String, _ detail: String) -> ServiceFailure {
+    func failure(_ code: AspectError.Code, _ message: String, _ detail: String) -> ServiceFailure {
         ServiceFailure(AspectError(code, message), stage: "fetch", detail: detail)
     }
 
+    /// How a fetch ended: the identity, or the failure; the outcome counted; bytes received.
+    typealias Fetched = (Result<SourceIdentity, ServiceFailure>, FetchMetrics.Outcome, Int64)
+
     /// One fetch, redirects included: the identity, or the failure; how it ended; bytes.
-    private func transfer(_ src: String) -> (Result<SourceIdentity, ServiceFailure>, FetchMetrics.Outcome, Int64) {
+    private func transfer(_ src: String) -> Fetched {
         let known = cache.entry(src)?.record
         guard var (url, headers) = origin.request(src) else {
             return (
@@ -247,64 +249,14 @@ public final class RemoteSource: SourceStore {
                 if !temp.path.isEmpty { unlink(temp.path) }
             }
         }
-        let limits = CurlClient.Limits(settings.sources, maxBytes: settings.maxBytes)
-        var r: CurlClient.Transfer
-        var hops = 0
-        while true {
-            ftruncate(temp.fd, 0)
-            lseek(temp.fd, 0, SEEK_SET)
-            r = client.download(url, headers: headers, into: temp.fd, limits: limits)
-            if r.writeFailed, !temp.path.isEmpty, let memory = Self.memoryFile() {
-                // The cache's disk is full (or failing): the same request again, into memory.
-                unkeptWhy = "writing a download failed (\(r.error))"
-                close(temp.fd)
-                unlink(temp.path)
-                temp = memory
-                continue
-            }
-            guard r.ok, [301, 302, 303, 307, 308].contains(r.status) else { break }
-            let status = r.status
-            let next = r.redirect
-            guard !next.isEmpty else { break }
-            guard Self.sameOrigin(url, next) else {
-                return (
-                    .failure(
-                        failure(
-                            .upstreamError, "the origin redirected to another host, which is not followed",
-                            "\(status) from \(Self.redacted(url)) to \(Self.redacted(next))")), .error, 0
-                )
-            }
-            hops += 1
-            guard hops <= settings.sources.maxRedirects else {
-                return (
-                    .failure(
-                        failure(
-                            .upstreamError,
-                            "the origin redirected more than sources.maxRedirects (\(settings.sources.maxRedirects)) times",
-                            "last redirect to \(Self.redacted(next))")), .error, 0
-                )
-            }
-            // A signed request's headers name the first URL: a redirect is followed bare.
-            url = next
-            headers = []
+        let r: CurlClient.Transfer
+        switch follow(url, headers, into: &temp, unkeptWhy: &unkeptWhy) {
+        case .success(let answer): r = answer
+        case .failure(let why): return (.failure(why), .error, 0)
         }
+        if let refused = refusal(r) { return refused }
         let status = r.status
         let errorBody = String(decoding: r.body, as: UTF8.self)
-        if r.tooLarge {
-            return (
-                .failure(
-                    failure(
-                        .sourceTooLarge,
-                        "the source is over limits.maxSourceBytes (\(settings.maxBytes) bytes); the download was stopped there",
-                        "content-length \(r.contentLength), \(r.bytes) bytes received")), .tooLarge, r.bytes
-            )
-        }
-        if !r.ok {
-            return (
-                Self.transportFailure(r.code, r.error, timeoutMs: settings.sources.timeoutMs),
-                r.timedOut ? .timeout : .error, r.bytes
-            )
-        }
         switch status {
         case 200...299:
             if r.contentLength >= 0, r.bytes != r.contentLength {
@@ -317,46 +269,7 @@ public final class RemoteSource: SourceStore {
             }
             let body = OpenFile(owning: temp.fd)
             kept = true  // `body` owns the descriptor now
-            // What is not an image is not kept: an HTML error page sent with a 200, a
-            // compressed archive.
-            if let kind = SourceSniffer.notAnImage(
-                body.read(count: min(Int(r.bytes), SourceSniffer.prefixLength)) ?? [])
-            {
-                if !temp.path.isEmpty { unlink(temp.path) }
-                return (
-                    .failure(
-                        failure(
-                            .unsupportedSource, "the origin's answer is not an image (it looks like \(kind))",
-                            "\(r.bytes) bytes, content-type \(r.contentType)")), .error, r.bytes
-                )
-            }
-            var record = SourceCache.Record(
-                src: src, etag: r.etag, lastModified: r.lastModified, bytes: r.bytes,
-                digest: "")
-            if record.etag.isEmpty, record.lastModified.isEmpty {
-                record.digest = Self.digest(body, r.bytes)
-            } else if let known, !record.etag.isEmpty, record.etag == known.etag {
-                // The whole body again under the ETag already held (a 304 was due): the
-                // bytes decide, so two versions never share one identity.
-                let old = known.digest.isEmpty ? Self.digest(path: cache.bodyPath(known)) : known.digest
-                let new = Self.digest(body, r.bytes)
-                record.digest = new == old ? known.digest : new
-            }
-            if temp.path.isEmpty {
-                return (.success(holdUnkept(record, body, why: unkeptWhy)), .downloaded, r.bytes)
-            }
-            guard fsync(temp.fd) == 0 else {
-                let why = "fsync: \(String(cString: strerror(errno)))"
-                unlink(temp.path)
-                return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
-            }
-            guard cache.keep(record, body: temp.path, at: now()) else {
-                let why = String(cString: strerror(errno))
-                unlink(temp.path)
-                return (.success(holdUnkept(record, body, why: why)), .downloaded, r.bytes)
-            }
-            keepProblem.withLock { $0 = nil }
-            return (.success(identity(record)), .downloaded, r.bytes)
+            return keep(src, r, body: body, path: temp.path, known: known, unkeptWhy: unkeptWhy)
         case 304:
             guard let known else { break }
             cache.confirmed(src, at: now())
@@ -378,28 +291,6 @@ public final class RemoteSource: SourceStore {
                     .upstreamError, "the origin answered \(status)",
                     origin.explain(status: status, body: errorBody))), .error, 0
         )
-    }
-
-    /// A transfer that failed below HTTP: the public words for it, and libcurl's for the log.
-    static func transportFailure(_ code: Int, _ detail: String, timeoutMs: Int) -> Result<
-        SourceIdentity, ServiceFailure
-    > {
-        let message: String
-        var kind = AspectError.Code.upstreamError
-        switch UInt32(code) {
-        case CURLE_OPERATION_TIMEDOUT.rawValue:
-            kind = .upstreamTimeout
-            message = "the origin did not answer in time (sources.timeoutMs \(timeoutMs) ms)"
-        case CURLE_COULDNT_RESOLVE_HOST.rawValue: message = "the origin's host name could not be resolved"
-        case CURLE_COULDNT_CONNECT.rawValue: message = "the origin refused the connection or cannot be reached"
-        case CURLE_PARTIAL_FILE.rawValue, CURLE_RECV_ERROR.rawValue, CURLE_GOT_NOTHING.rawValue:
-            message = "the origin closed the connection before the whole source arrived"
-        case CURLE_PEER_FAILED_VERIFICATION.rawValue, CURLE_SSL_CONNECT_ERROR.rawValue:
-            message = "the origin's TLS certificate could not be verified"
-        case CURLE_WEIRD_SERVER_REPLY.rawValue: message = "the origin's answer is not valid HTTP"
-        default: message = "fetching the source from the origin failed"
-        }
-        return .failure(ServiceFailure(AspectError(kind, message), stage: "fetch", detail: "curl \(code): \(detail)"))
     }
 
     /// Same scheme, host and port: the only redirects followed.

@@ -46,20 +46,55 @@ extension ThumborGeometry {
         return try planned(src, r, limits, capped: true)
     }
 
+    /// The plan with thumbor's MAX_WIDTH and MAX_HEIGHT unset, or (`capped`) both
+    /// `limits.maxDimension`: the steps of `plan(source:request:limits:)` in thumbor's order.
     func planned(_ src: ThumborSource, _ r: ThumbRequest, _ limits: RequestLimits, capped: Bool)
         throws(AspectError) -> Plan
     {
         let most = capped ? limits.maxDimension : Int.max
         let whole = Self.normalized(src.untrimmed, most: most)
+        let trim = Self.scaledTrim(src, whole: whole)
+        let (askedW, askedH) = askedSides(most: most, whole: whole)
+        let (cropped, s) = manualCrop(src, whole: whole, trim: trim)
+        let target = Self.target(askedW, askedH, of: s)
+        let sized: Sized
+        if let fit = fitIn {
+            sized = Self.fitInResize(fit, s, target, region: cropped)
+        } else {
+            sized = cropResize(s, target, region: cropped)
+        }
+        let stage = try stepped(sized)
+        let output = stage.canvas?.size ?? stage.image
+        guard !capped || (output.width <= limits.maxDimension && output.height <= limits.maxDimension) else {
+            throw AspectError(
+                .badParam,
+                "the result would be \(output) pixels, over limits.maxDimension \(limits.maxDimension); ask for a smaller size"
+            )
+        }
+        let (rotate, flip) = Self.native(turned: stage.turned, flipH: flipHorizontally, flipV: flipVertically)
+        let region = Self.sourceRegion(sized.region, src, trim: trim, whole: whole)
+        var plan = Self.basePlan(
+            src, r, region: region, rotate: rotate, flip: flip, stage: stage, found: sized.found, output: output)
+        try decorate(&plan, stage, r, limits, output: output)
+        return plan
+    }
+
+    /// What the trim cut, in the pixels of the source as `normalize` scaled it (`whole`).
+    private static func scaledTrim(_ src: ThumborSource, whole: Size) -> Rect? {
         let (fx, fy) = (
             Double(whole.width) / Double(src.untrimmed.width), Double(whole.height) / Double(src.untrimmed.height)
         )
-        let trim = src.trim.map {
+        return src.trim.map {
             Rect(
                 x: Rounding.int(Double($0.x) * fx), y: Rounding.int(Double($0.y) * fy),
                 width: max(1, Rounding.int((Double($0.width) * fx).rounded())),
                 height: max(1, Rounding.int((Double($0.height) * fy).rounded())))
         }
+    }
+
+    /// The sides asked, each capped by `most` and, with `no_upscale`, by the normalized
+    /// source's.
+    private func askedSides(most: Int, whole: Size) -> (ThumborPath.Side, ThumborPath.Side) {
         var (askedW, askedH) = (width, height)
         if case .pixels(let n) = askedW, n > most { askedW = .pixels(most) }
         if case .pixels(let n) = askedH, n > most { askedH = .pixels(most) }
@@ -68,8 +103,12 @@ extension ThumborGeometry {
             if case .pixels(let n) = askedW { askedW = .pixels(min(n, whole.width)) }
             if case .pixels(let n) = askedH { askedH = .pixels(min(n, whole.height)) }
         }
+        return (askedW, askedH)
+    }
 
-        // The manual crop, in the trimmed source's pixels, clamped; an empty one is none.
+    /// The manual crop, in the trimmed source's pixels, clamped; an empty one is none. Also
+    /// the size it leaves (the trimmed source's when there is none).
+    private func manualCrop(_ src: ThumborSource, whole: Size, trim: Rect?) -> (region: Rect?, size: Size) {
         var region: Rect?
         var s = trim?.size ?? whole
         if var c = crop {
@@ -90,9 +129,22 @@ extension ThumborGeometry {
                 s = Size(width: rr - l, height: b - t)
             }
         }
-        let (sw, sh) = (Double(s.width), Double(s.height))
+        return (region, s)
+    }
 
-        // The target: each side as asked, `orig` the source's, a free one in proportion.
+    /// The target's sides and the request's, on the (cropped) source of size `s`.
+    private struct Target {
+        /// The target: each side as asked, `orig` the source's, a free one in proportion.
+        var tw: Double
+        var th: Double
+        /// What `fill` and `upscale` later read as the request's sides (0: none asked).
+        var requestW: Double
+        var requestH: Double
+    }
+
+    /// The target and the request's sides for the asked sides on a source of size `s`.
+    private static func target(_ askedW: ThumborPath.Side, _ askedH: ThumborPath.Side, of s: Size) -> Target {
+        let (sw, sh) = (Double(s.width), Double(s.height))
         func value(_ side: ThumborPath.Side, own: Double) -> Double? {
             switch side {
             case .free: nil
@@ -102,165 +154,141 @@ extension ThumborGeometry {
         }
         let wv = value(askedW, own: sw)
         let hv = value(askedH, own: sh)
-        var tw = wv ?? hv.map { Self.pyRound($0 * sw / sh) } ?? sw
-        var th = hv ?? wv.map { Self.pyRound($0 * sh / sw) } ?? sh
-        // What `fill` and `upscale` later read as the request's sides (0: none asked).
-        var requestW = wv ?? 0
-        var requestH = hv ?? 0
+        return Target(
+            tw: wv ?? hv.map { Self.pyRound($0 * sw / sh) } ?? sw,
+            th: hv ?? wv.map { Self.pyRound($0 * sh / sw) } ?? sh,
+            requestW: wv ?? 0, requestH: hv ?? 0)
+    }
 
+    /// What the resize leaves for the filters after it.
+    struct Sized {
+        /// The region of the (normalized, trimmed) source kept: the manual crop, then the
+        /// focal crop.
+        var region: Rect?
+        var resized: Size
+        /// The part of the resize kept (`smart`); nil: all of it.
+        var window: Rect?
+        /// Whether the window was chosen by what is found (the faces).
+        var found: Bool
+        var requestW: Double
+        var requestH: Double
+    }
+
+    /// `fit-in` and its kinds: the target's sides turned to the source's orientation when
+    /// adaptive, then the source resized to fit inside them (to cover them when full) if it
+    /// is larger (or always when full); the request's sides grown to the resize's.
+    private static func fitInResize(_ fit: ThumborPath.FitIn, _ s: Size, _ target: Target, region: Rect?) -> Sized {
+        let (sw, sh) = (Double(s.width), Double(s.height))
+        var (tw, th) = (target.tw, target.th)
+        var (requestW, requestH) = (target.requestW, target.requestH)
         var resized = s
+        let adaptive = fit == .adaptive || fit == .adaptiveFull
+        if adaptive, (sw < sh && tw > th) || (sw > sh && tw < th) {
+            (tw, th) = (th, tw)
+            (requestW, requestH) = (requestH, requestW)
+        }
+        let full = fit == .full || fit == .adaptiveFull
+        if full || tw < sw || th < sh {
+            let (w1, h1) = (max(tw, 1), max(th, 1))
+            let sign: Double = full ? -1 : 1
+            var (rw, rh) = (w1, h1)
+            if sw / w1 * sign >= sh / h1 * sign {
+                rh = Self.pyRound(sh * w1 / sw + 1e-5)
+            } else {
+                rw = Self.pyRound(sw * h1 / sh + 1e-5)
+            }
+            requestW = max(requestW, rw)
+            requestH = max(requestH, rh)
+            resized = Size(width: Self.pixels(rw), height: Self.pixels(rh))
+        }
+        return Sized(
+            region: region, resized: resized, window: nil, found: false, requestW: requestW, requestH: requestH)
+    }
+
+    /// No `fit-in`: the source resized to the target, its shape cut first around the focal
+    /// points or the alignment's point (`autoCrop`, into the region), or (`smart`) as a
+    /// window of the source scaled to cover the target.
+    private func cropResize(_ s: Size, _ target: Target, region: Rect?) -> Sized {
+        let (sw, sh) = (Double(s.width), Double(s.height))
+        let (tw, th) = (target.tw, target.th)
+        var region = region
+        let resized: Size
         var window: Rect?
         var found = false
-        if let fit = fitIn {
-            let adaptive = fit == .adaptive || fit == .adaptiveFull
-            if adaptive, (sw < sh && tw > th) || (sw > sh && tw < th) {
-                (tw, th) = (th, tw)
-                (requestW, requestH) = (requestH, requestW)
-            }
-            let full = fit == .full || fit == .adaptiveFull
-            if full || tw < sw || th < sh {
-                let (w1, h1) = (max(tw, 1), max(th, 1))
-                let sign: Double = full ? -1 : 1
-                var (rw, rh) = (w1, h1)
-                if sw / w1 * sign >= sh / h1 * sign {
-                    rh = Self.pyRound(sh * w1 / sw + 1e-5)
-                } else {
-                    rw = Self.pyRound(sw * h1 / sh + 1e-5)
-                }
-                requestW = max(requestW, rw)
-                requestH = max(requestH, rh)
-                resized = Size(width: Self.pixels(rw), height: Self.pixels(rh))
+        let (w1, h1) = (tw == 0 ? 1 : tw, th == 0 ? 1 : th)
+        let goal = Size(width: Self.pixels(tw), height: Self.pixels(th))
+        if smart {
+            // The window the target's shape takes, chosen by the faces (else libvips'
+            // attention) on the source scaled to cover it.
+            let scale = max(Double(goal.width) / sw, Double(goal.height) / sh)
+            resized = Size(
+                width: max(goal.width, Self.pixels(sw * scale)),
+                height: max(goal.height, Self.pixels(sh * scale)))
+            if resized != goal {
+                window = Rect(
+                    x: (resized.width - goal.width) / 2, y: (resized.height - goal.height) / 2,
+                    width: goal.width, height: goal.height)
+                found = true
             }
         } else {
-            let (w1, h1) = (tw == 0 ? 1 : tw, th == 0 ? 1 : th)
-            let target = Size(width: Self.pixels(tw), height: Self.pixels(th))
-            if smart {
-                // The window the target's shape takes, chosen by the faces (else libvips'
-                // attention) on the source scaled to cover it.
-                let scale = max(Double(target.width) / sw, Double(target.height) / sh)
-                resized = Size(
-                    width: max(target.width, Self.pixels(sw * scale)),
-                    height: max(target.height, Self.pixels(sh * scale)))
-                if resized != target {
-                    window = Rect(
-                        x: (resized.width - target.width) / 2, y: (resized.height - target.height) / 2,
-                        width: target.width, height: target.height)
-                    found = true
-                }
-            } else {
-                if Self.pyRound(sw / sh * 100) != Self.pyRound(w1 / h1 * 100) {
-                    let cut = autoCrop(s, tw: tw, th: th, w1: w1, h1: h1, region: region)
-                    region = Rect(
-                        x: (region?.x ?? 0) + cut.x, y: (region?.y ?? 0) + cut.y, width: cut.width,
-                        height: cut.height)
-                    s = cut.size
-                }
-                resized = target
+            if Self.pyRound(sw / sh * 100) != Self.pyRound(w1 / h1 * 100) {
+                let cut = autoCrop(s, tw: tw, th: th, w1: w1, h1: h1, region: region)
+                region = Rect(
+                    x: (region?.x ?? 0) + cut.x, y: (region?.y ?? 0) + cut.y, width: cut.width,
+                    height: cut.height)
             }
+            resized = goal
         }
+        return Sized(
+            region: region, resized: resized, window: window, found: found, requestW: target.requestW,
+            requestH: target.requestH)
+    }
 
-        // After the flips: the filters that move pixels, in the URL's order, on the image
-        // as it stands (its size, the canvas it is on, how far it has turned).
-        var image = window?.size ?? resized
-        var canvas: (size: Size, at: (x: Int, y: Int), fill: Fill)?
-        var turned = 0
-        for step in steps {
-            switch step {
-            case .rotate(let n):
-                let quarter = n % 180 == 90
-                turned = (turned + n) % 360
-                if quarter { image = Size(width: image.height, height: image.width) }
-                if var c = canvas {
-                    let (cw, ch) = (c.size.width, c.size.height)
-                    let (x, y) = c.at
-                    switch n {
-                    case 90: c.at = (y, cw - x - image.height)
-                    case 180: c.at = (cw - x - image.width, ch - y - image.height)
-                    case 270: c.at = (ch - y - image.width, x)
-                    default: break
-                    }
-                    if quarter { c.size = Size(width: ch, height: cw) }
-                    canvas = c
-                }
-                if quarter {
-                    resized = Size(width: resized.height, height: resized.width)
-                    window = window.map { Rect(x: $0.y, y: $0.x, width: $0.height, height: $0.width) }
-                }
-            case .fill(let f):
-                guard canvas == nil else {
-                    throw AspectError(.badParam, "filters: fill is given twice; give it once")
-                }
-                let current = image
-                let target = Size(
-                    width: requestW > 0 ? Self.pixels(requestW) : current.width,
-                    height: requestH > 0 ? Self.pixels(requestH) : current.height)
-                canvas = (
-                    target,
-                    (Self.floorHalf(target.width - current.width), Self.floorHalf(target.height - current.height)), f
-                )
-            case .proportion(let v):
-                let current = canvas?.size ?? image
-                let next = (Double(current.width) * v, Double(current.height) * v)
-                guard v > 0, v <= 1, next.0 >= 1, next.1 >= 1 else { continue }
-                let scaled = Size(width: Self.pixels(next.0), height: Self.pixels(next.1))
-                if var c = canvas {
-                    c.at = (Rounding.int((Double(c.at.x) * v).rounded()), Rounding.int((Double(c.at.y) * v).rounded()))
-                    c.size = scaled
-                    canvas = c
-                    image = Size(
-                        width: Self.pixels(Double(image.width) * v), height: Self.pixels(Double(image.height) * v))
-                } else {
-                    image = scaled
-                }
-                (resized, window) = Self.rescaled(resized, window, to: image)
-            case .upscale:
-                guard canvas == nil, requestW > 0, requestH > 0, Double(image.width) < requestW,
-                    Double(image.height) < requestH
-                else { continue }
-                let (iw, ih) = (Double(image.width), Double(image.height))
-                image =
-                    iw / requestW >= ih / requestH
-                    ? Size(width: Self.pixels(requestW), height: Self.pixels(ih * requestW / iw))
-                    : Size(width: Self.pixels(iw * requestH / ih), height: Self.pixels(requestH))
-                (resized, window) = Self.rescaled(resized, window, to: image)
-            }
-        }
-
-        let output = canvas?.size ?? image
-        guard !capped || (output.width <= limits.maxDimension && output.height <= limits.maxDimension) else {
-            throw AspectError(
-                .badParam,
-                "the result would be \(output) pixels, over limits.maxDimension \(limits.maxDimension); ask for a smaller size"
-            )
-        }
-        let (rotate, flip) = Self.native(turned: turned, flipH: flipHorizontally, flipV: flipVertically)
-        // The region in the upright (trimmed) source's own pixels.
+    /// The region, in the normalized (trimmed) source's pixels, in the upright (trimmed)
+    /// source's own pixels, kept inside it.
+    private static func sourceRegion(_ region: Rect?, _ src: ThumborSource, trim: Rect?, whole: Size) -> Rect? {
         let (gx, gy) = (
             Double(src.size.width) / Double(trim?.width ?? whole.width),
             Double(src.size.height) / Double(trim?.height ?? whole.height)
         )
-        region = region.map { r in
+        return region.map { r in
             let x = min(src.size.width - 1, Rounding.int((Double(r.x) * gx).rounded()))
             let y = min(src.size.height - 1, Rounding.int((Double(r.y) * gy).rounded()))
             return Rect(
                 x: x, y: y, width: max(1, min(src.size.width - x, Rounding.int((Double(r.width) * gx).rounded()))),
                 height: max(1, min(src.size.height - y, Rounding.int((Double(r.height) * gy).rounded()))))
         }
+    }
+
+    /// The plan of the region, the turn and flip, the resize and the window, before what is
+    /// drawn on it.
+    private static func basePlan(
+        _ src: ThumborSource, _ r: ThumbRequest, region: Rect?, rotate: Int, flip: Flip?, stage: Stage, found: Bool,
+        output: Size
+    ) -> Plan {
         let kept = region?.size ?? src.size
         let source = rotate % 180 == 90 ? Size(width: kept.height, height: kept.width) : kept
-        let scaleX = Double(resized.width) / Double(source.width)
-        let scaleY = Double(resized.height) / Double(source.height)
-        let box = window?.size ?? image
+        let scaleX = Double(stage.resized.width) / Double(source.width)
+        let scaleY = Double(stage.resized.height) / Double(source.height)
+        let box = stage.window?.size ?? stage.image
         var plan = Plan(
-            source: source, mode: window != nil ? .fill : scaleX == scaleY ? .fit : .stretch, box: box,
-            scale: max(scaleX, scaleY), scaleX: scaleX, scaleY: scaleY, resized: resized, output: output,
-            crop: window, placement: nil, gravity: found ? .face : .center, shape: nil, cornerRadius: 0,
+            source: source, mode: stage.window != nil ? .fill : scaleX == scaleY ? .fit : .stretch, box: box,
+            scale: max(scaleX, scaleY), scaleX: scaleX, scaleY: scaleY, resized: stage.resized, output: output,
+            crop: stage.window, placement: nil, gravity: found ? .face : .center, shape: nil, cornerRadius: 0,
             background: r.background, upright: src.size, asked: output, canvas: output)
         plan.region = region
         plan.rotate = rotate
         plan.flip = flip
-        if let c = canvas {
-            plan.extended = Rect(x: c.at.x, y: c.at.y, width: image.width, height: image.height)
+        return plan
+    }
+
+    /// What is drawn after the resize: the canvas's fill, the rounded corners, the
+    /// request's effects, the background colour and the watermark.
+    private func decorate(
+        _ plan: inout Plan, _ stage: Stage, _ r: ThumbRequest, _ limits: RequestLimits, output: Size
+    ) throws(AspectError) {
+        if let c = stage.canvas {
+            plan.extended = Rect(x: c.at.x, y: c.at.y, width: stage.image.width, height: stage.image.height)
             switch c.fill {
             case .color(let color):
                 plan.canvasFill = .color(color)
@@ -286,7 +314,6 @@ extension ThumborGeometry {
             plan.watermark = placement(m, size, on: output)
             plan.watermark?.opacity *= mark.opacity
         }
-        return plan
     }
 
     /// thumbor's `normalize` with MAX_WIDTH and MAX_HEIGHT both `most`: a source over it

@@ -90,6 +90,8 @@ public struct ThumborURL: Sendable {
         return ["1", "true", "yes", "on"].contains(f.arguments[i].trimmingCharacters(in: .whitespaces).lowercased())
     }
 
+    /// One filter, into the geometry, the request or (`extract_focal()`) the image; each
+    /// filter of more than a line has its own function below.
     static func apply(
         _ f: ThumborPath.Filter, to g: inout ThumborGeometry, _ r: inout ThumbRequest, image: inout Substring,
         settings: Settings
@@ -98,26 +100,8 @@ public struct ThumborURL: Sendable {
         case "quality":
             try count(f, 1...1)
             r.quality = max(1, try integer(f, 0, 0...100))
-        case "format":
-            try count(f, 1...1)
-            let name = f.arguments[0].lowercased()
-            switch name {
-            case "jpeg", "jpg": r.format = .jpeg
-            case "png": r.format = .png
-            case "webp": r.format = .webp
-            case "gif": r.format = .gif
-            case "avif": r.format = .avif
-            case "tiff", "tif": r.format = .tiff
-            case "heic", "heif": throw bad(f, "is not written here; ask for webp, avif, jpeg, png, gif or tiff")
-            default: throw bad(f, "names no format; give webp, avif, jpeg, png, gif or tiff")
-            }
-        case "blur":
-            try count(f, 1...2)
-            // thumbor 7.8 answers blur(0) unblurred (its filter skips a radius of 0).
-            let radius = try integer(f, 0, 0...150)
-            let sigma = f.arguments.count == 2 ? try decimal(f, 1) : 0
-            guard sigma >= 0, sigma <= 1000 else { throw bad(f, "takes a sigma from 0 to 1000") }
-            if radius > 0 { r.blur = blurSigma(radius: radius, sigma: sigma) }
+        case "format": try applyFormat(f, &r)
+        case "blur": try applyBlur(f, &r)
         case "grayscale":
             try count(f, 0...0)
             r.grayscale = true
@@ -133,63 +117,115 @@ public struct ThumborURL: Sendable {
         case "upscale":
             try count(f, 0...0)
             g.steps.append(.upscale)
-        case "proportion":
-            try count(f, 1...1)
-            let v = try decimal(f, 0)
-            guard v > 0, v <= 1 else { throw bad(f, "takes a fraction above 0 and at most 1") }
-            g.steps.append(.proportion(v))
-        case "rotate":
-            try count(f, 1...1)
-            let n = try integer(f, 0, -3600...3600)
-            // thumbor 7.8 turns by multiples of 90 only, and answers any other angle
-            // (rotate(45)) with the picture unturned.
-            if n % 90 == 0, n % 360 != 0 { g.steps.append(.rotate(((n % 360) + 360) % 360)) }
-        case "fill":
-            try count(f, 1...2)
-            guard g.cornerRadius == nil else { throw bad(f, "comes after round_corner here; put fill first") }
-            let fill: ThumborGeometry.Fill
-            switch f.arguments[0].lowercased() {
-            case "blur": fill = .blur
-            case "auto": fill = .auto
-            default: fill = .color(try color(f, f.arguments[0]))
-            }
-            g.steps.append(.fill(fill))
-            // fill_transparent: the picture's own transparent pixels take the colour too.
-            if flag(f, 1) { g.fillTransparent = true }
+        case "proportion": try applyProportion(f, &g)
+        case "rotate": try applyRotate(f, &g)
+        case "fill": try applyFill(f, &g)
         case "background_color":
             try count(f, 1...1)
             g.backgroundColor = try color(f, f.arguments[0])
-        case "round_corner":
-            try count(f, 4...5)
-            let radii = f.arguments[0].split(separator: "|", omittingEmptySubsequences: false)
-            guard radii.count <= 2, let a = Int(radii[0]), a >= 0, a <= 10000,
-                radii.count == 1 || Int(radii[1]) == a
-            else { throw bad(f, "takes one radius in pixels (an elliptical a|b corner is not drawn here)") }
-            let rgb = [try integer(f, 1, 0...255), try integer(f, 2, 0...255), try integer(f, 3, 0...255)]
-            g.cornerRadius = a
-            g.cornerColor =
-                flag(f, 4) ? nil : Color(red: UInt8(rgb[0]), green: UInt8(rgb[1]), blue: UInt8(rgb[2]))
-        case "focal":
-            try count(f, 1...1)
-            var probe = ThumborPath(signature: .unsafe, signedPath: "", image: "")
-            guard probe.readCrop(Substring(f.arguments[0])), let c = probe.crop else {
-                throw bad(f, "takes LEFTxTOP:RIGHTxBOTTOM in the source's pixels")
-            }
-            if c.right > c.left, c.bottom > c.top { g.focalPoints.append(.init(square: c)) }
-        case "extract_focal":
-            try count(f, 0...0)
-            if let (inner, crop) = extractFocal(image) {
-                // As focal(): a crop with no area is no point (its weight would be 0).
-                if crop.right > crop.left, crop.bottom > crop.top { g.focalPoints.append(.init(square: crop)) }
-                image = inner
-            }
-        case "watermark":
-            try watermark(f, &g, settings)
+        case "round_corner": try applyRoundCorner(f, &g)
+        case "focal": try applyFocal(f, &g)
+        case "extract_focal": try applyExtractFocal(f, &g, image: &image)
+        case "watermark": try watermark(f, &g, settings)
         default:
             throw AspectError(
                 .badParam,
                 "filters: \(f.name) is not answered here; see the thumbor URLs section of the API docs for those that are"
             )
+        }
+    }
+
+    /// `format(name)`: the formats Aspect writes, by thumbor's names.
+    private static func applyFormat(_ f: ThumborPath.Filter, _ r: inout ThumbRequest) throws(AspectError) {
+        try count(f, 1...1)
+        let name = f.arguments[0].lowercased()
+        switch name {
+        case "jpeg", "jpg": r.format = .jpeg
+        case "png": r.format = .png
+        case "webp": r.format = .webp
+        case "gif": r.format = .gif
+        case "avif": r.format = .avif
+        case "tiff", "tif": r.format = .tiff
+        case "heic", "heif": throw bad(f, "is not written here; ask for webp, avif, jpeg, png, gif or tiff")
+        default: throw bad(f, "names no format; give webp, avif, jpeg, png, gif or tiff")
+        }
+    }
+
+    /// `blur(radius[,sigma])`, as the sigma libvips blurs by (`blurSigma`).
+    private static func applyBlur(_ f: ThumborPath.Filter, _ r: inout ThumbRequest) throws(AspectError) {
+        try count(f, 1...2)
+        // thumbor 7.8 answers blur(0) unblurred (its filter skips a radius of 0).
+        let radius = try integer(f, 0, 0...150)
+        let sigma = f.arguments.count == 2 ? try decimal(f, 1) : 0
+        guard sigma >= 0, sigma <= 1000 else { throw bad(f, "takes a sigma from 0 to 1000") }
+        if radius > 0 { r.blur = blurSigma(radius: radius, sigma: sigma) }
+    }
+
+    /// `proportion(v)`: a step scaling the image by a fraction.
+    private static func applyProportion(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry) throws(AspectError) {
+        try count(f, 1...1)
+        let v = try decimal(f, 0)
+        guard v > 0, v <= 1 else { throw bad(f, "takes a fraction above 0 and at most 1") }
+        g.steps.append(.proportion(v))
+    }
+
+    /// `rotate(n)`: a step turning by a multiple of 90, kept under a full turn.
+    private static func applyRotate(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry) throws(AspectError) {
+        try count(f, 1...1)
+        let n = try integer(f, 0, -3600...3600)
+        // thumbor 7.8 turns by multiples of 90 only, and answers any other angle
+        // (rotate(45)) with the picture unturned.
+        if n % 90 == 0, n % 360 != 0 { g.steps.append(.rotate(((n % 360) + 360) % 360)) }
+    }
+
+    /// `fill(colour|blur|auto[,fill_transparent])`: a step putting the image on a canvas.
+    private static func applyFill(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry) throws(AspectError) {
+        try count(f, 1...2)
+        guard g.cornerRadius == nil else { throw bad(f, "comes after round_corner here; put fill first") }
+        let fill: ThumborGeometry.Fill
+        switch f.arguments[0].lowercased() {
+        case "blur": fill = .blur
+        case "auto": fill = .auto
+        default: fill = .color(try color(f, f.arguments[0]))
+        }
+        g.steps.append(.fill(fill))
+        // fill_transparent: the picture's own transparent pixels take the colour too.
+        if flag(f, 1) { g.fillTransparent = true }
+    }
+
+    /// `round_corner(a|b,r,g,b[,transparent])`: one radius, the corners' colour or none.
+    private static func applyRoundCorner(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry) throws(AspectError) {
+        try count(f, 4...5)
+        let radii = f.arguments[0].split(separator: "|", omittingEmptySubsequences: false)
+        guard radii.count <= 2, let a = Int(radii[0]), a >= 0, a <= 10000,
+            radii.count == 1 || Int(radii[1]) == a
+        else { throw bad(f, "takes one radius in pixels (an elliptical a|b corner is not drawn here)") }
+        let rgb = [try integer(f, 1, 0...255), try integer(f, 2, 0...255), try integer(f, 3, 0...255)]
+        g.cornerRadius = a
+        g.cornerColor =
+            flag(f, 4) ? nil : Color(red: UInt8(rgb[0]), green: UInt8(rgb[1]), blue: UInt8(rgb[2]))
+    }
+
+    /// `focal(LxT:RxB)`: a focal point, the rectangle's centre weighted by its area.
+    private static func applyFocal(_ f: ThumborPath.Filter, _ g: inout ThumborGeometry) throws(AspectError) {
+        try count(f, 1...1)
+        var probe = ThumborPath(signature: .unsafe, signedPath: "", image: "")
+        guard probe.readCrop(Substring(f.arguments[0])), let c = probe.crop else {
+            throw bad(f, "takes LEFTxTOP:RIGHTxBOTTOM in the source's pixels")
+        }
+        if c.right > c.left, c.bottom > c.top { g.focalPoints.append(.init(square: c)) }
+    }
+
+    /// `extract_focal()`: the focal point and the image from a thumbor URL inside the image
+    /// part (`extractFocal`); else nothing.
+    private static func applyExtractFocal(
+        _ f: ThumborPath.Filter, _ g: inout ThumborGeometry, image: inout Substring
+    ) throws(AspectError) {
+        try count(f, 0...0)
+        if let (inner, crop) = extractFocal(image) {
+            // As focal(): a crop with no area is no point (its weight would be 0).
+            if crop.right > crop.left, crop.bottom > crop.top { g.focalPoints.append(.init(square: crop)) }
+            image = inner
         }
     }
 

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import Foundation
 
 /// Threads taking jobs from one bounded queue: `threads` run at once, at most `queueDepth`
