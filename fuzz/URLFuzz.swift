@@ -1,5 +1,6 @@
 // libFuzzer entry for the three URL forms (native `/thumb?…`, imgproxy, thumbor): compiled
-// together with Sources/Core by fuzz/urls.sh, outside SwiftPM, so only this binary carries
+// together with Sources/Core and the dialects' grammars and planners (Sources/Imgproxy,
+// Sources/Thumbor, but their signers) by fuzz/urls.sh, outside SwiftPM, so only this binary carries
 // the sanitizers. Each input is parsed, put in its canonical form, settled on a source
 // described by the input's header (as the service settles a dialect URL once the header is
 // read) and planned, along the path ServiceHandler takes. A thrown AspectError is a 4xx
@@ -164,8 +165,12 @@ public func fuzzURLs(_ data: UnsafeRawPointer, _ count: Int) -> CInt {
         _ = request.canonical
         // ServiceHandler.settling, then identified: settled on the header, keyed, planned.
         let source = describe(header, for: request)
-        if Dialects.needsSource(request) {
-            request = Dialects.settle(request, source: source, limits: limits)
+        if request.needsSource {
+            switch form {
+            case .native: request.note(source)
+            case .imgproxy: request = ImgproxyURL.settle(request, source: source, limits: limits)
+            case .thumbor: request = ThumborURL.settle(request, source: source, limits: limits)
+            }
         }
         _ = request.canonical
         _ = request.reading

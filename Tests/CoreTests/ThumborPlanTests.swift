@@ -244,4 +244,18 @@ import Thumbor
             ThumborURL.settle(try Self.url("/unsafe/a.heic").request, source: heif, limits: Self.limits).format == .jpeg
         )
     }
+
+    /// thumbor keeps a WebP or AVIF source's format when the URL names none, whether the
+    /// URL is then said natively or planned by thumbor's rules: the rule is the dialect's,
+    /// not the planner's (before the dialects had targets of their own, a URL said natively
+    /// fell to imgproxy's rule and answered JPEG).
+    @Test func theKeptFormatIsThumborsWhateverPlansIt() throws {
+        for format in ["webp", "avif"] {
+            let source = SourceDescription(size: Self.landscape, hasAlpha: false, format: format, bytes: 1)
+            for path in ["/unsafe/300x200/a.\(format)", "/unsafe/full-fit-in/300x200/a.\(format)"] {
+                let settled = ThumborURL.settle(try Self.url(path).request, source: source, limits: Self.limits)
+                #expect(settled.format.rawValue == format, "\(path)")
+            }
+        }
+    }
 }
