@@ -236,12 +236,19 @@ public struct ThumbRequest: Equatable, Sendable {
         if raw || !passthrough.isEmpty { sourceFormat = source.format }
     }
 
-    /// `format=source` settled: the format `kept` gives for this source, told whether the
-    /// result moves (an animation kept, or a video's preview).
-    public mutating func keepFormat(on source: SourceDescription, _ kept: (_ animated: Bool) -> ImageFormat) {
-        guard format == .source else { return }
-        let moving = source.frames > 1 && !firstFrameOnly || (frameCount ?? 1) > 1
-        format = FormatChoice(rawValue: kept(moving).rawValue) ?? .jpeg
+    /// What ends every dialect's settling on a source: `format=source` resolved by the
+    /// dialect's rule `kept` (told this request and whether the result moves: an animation
+    /// kept, or a video's preview), and the source noted.
+    public func settled(
+        on source: SourceDescription, keeping kept: (_ request: ThumbRequest, _ animated: Bool) -> ImageFormat
+    ) -> ThumbRequest {
+        var r = self
+        if format == .source {
+            let moving = source.frames > 1 && !firstFrameOnly || (frameCount ?? 1) > 1
+            r.format = FormatChoice(rawValue: kept(self, moving).rawValue) ?? .jpeg
+        }
+        r.note(source)
+        return r
     }
 
     /// `q=auto`: the lowest quality that keeps the picture (SPEC: Efficiency).

@@ -20,10 +20,7 @@ extension ImgproxyURL {
                 r = native
             }
         }
-        let settled = r
-        r.keepFormat(on: source) { keptFormat(source, request: settled, animated: $0) }
-        r.note(source)
-        return r
+        return r.settled(on: source) { keptFormat(source, request: $0, animated: $1) }
     }
 
     /// imgproxy's output format for a URL that names none (`determineOutputFormat` with its

@@ -11,10 +11,7 @@ extension ThumborURL {
         if r.trim == nil, let g = r.thumbor, let native = nativeRequest(g, r, source: source, limits: limits) {
             r = native
         }
-        let settled = r
-        r.keepFormat(on: source) { keptFormat(source, request: settled, animated: $0) }
-        r.note(source)
-        return r
+        return r.settled(on: source) { keptFormat(source, request: $0, animated: $1) }
     }
 
     /// thumbor's engine writes the source's own format when the URL names none: JPEG, PNG,

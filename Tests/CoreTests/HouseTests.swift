@@ -93,11 +93,7 @@ import Testing
                     continue
                 }
                 if c == "\"" {
-                    if inBlockString || raw.contains("\"\"\"") {
-                        if trimmed.hasPrefix("\"\"\"") || trimmed.hasSuffix("\"\"\"") {
-                            // A line that opens or closes a block string: counted once below.
-                        }
-                    }
+                    // A line that opens or closes a block string is counted once, below.
                     if !inBlockString { inString.toggle() }
                     continue
                 }

@@ -1,6 +1,6 @@
 """Records where thumbor 7.8's own Transformer places its crop when the URL gives no manual
 crop: every halign x valign, free and `orig` sides, and 1-3 weighted focal points (smart
-off, no detectors). The rows complement Tests/CoreTests/ThumborTransformerCasesTests, whose
+off, no detectors). The rows complement Tests/DialectTests/ThumborTransformerCasesTests, whose
 cases from thumbor's transformer_test_data.py nearly all hand thumbor a manual crop.
 
   .build/thumbor-venv/bin/python Tests/Fixtures/record-thumbor-placement.py

@@ -1,5 +1,5 @@
 """Records what thumbor's own Transformer does with the cases of its
-tests/fixtures/transformer_test_data.py (for Tests/CoreTests/ThumborTransformerCasesTests).
+tests/fixtures/transformer_test_data.py (for Tests/DialectTests/ThumborTransformerCasesTests).
 
   python record-thumbor-transformer.py PATH/TO/transformer_test_data.py
 
