@@ -42,6 +42,15 @@ import Testing
         return Array(all[start..<start + image.bands])
     }
 
+    /// `frame` is `size`, its top-left pixel `border` and the pixel at `inside` `picture`.
+    static func expectBordered(
+        _ frame: Frame, _ size: Size, border: [UInt8], inside: (Int, Int), picture: [UInt8]
+    ) throws {
+        #expect(frame.image.size == size)
+        #expect(try pixel(frame.image, 0, 0).prefix(3) == border[...])
+        #expect(try pixel(frame.image, inside.0, inside.1).prefix(3) == picture[...])
+    }
+
     @Test func theListIsTheOneDesignShows() throws {
         let design = try Docs.text("docs/design.md")
         let section = try #require(design.components(separatedBy: "### The steps\n").dropFirst().first)
@@ -110,9 +119,8 @@ import Testing
         pad.background = Color(red: 0, green: 255, blue: 0)
         var padded = Frame(try Self.solid(4, 2, [255, 0, 0]), plan: pad, format: .jpeg, cut: nil)
         try Self.run("crop or place", &padded)
-        #expect(padded.image.size == Size(width: 4, height: 4))
-        #expect(try Self.pixel(padded.image, 0, 0).prefix(3) == [0, 255, 0])
-        #expect(try Self.pixel(padded.image, 0, 1).prefix(3) == [255, 0, 0])
+        try Self.expectBordered(
+            padded, Size(width: 4, height: 4), border: [0, 255, 0], inside: (0, 1), picture: [255, 0, 0])
     }
 
     @Test func extendFillsTheCanvasAsThePlanSays() throws {
@@ -123,9 +131,8 @@ import Testing
         plan.background = Color(red: 0, green: 0, blue: 255)
         var frame = Frame(try Self.solid(2, 2, [255, 0, 0]), plan: plan, format: .jpeg, cut: nil)
         try Self.run("extend", &frame)
-        #expect(frame.image.size == Size(width: 4, height: 4))
-        #expect(try Self.pixel(frame.image, 0, 0).prefix(3) == [0, 0, 255])
-        #expect(try Self.pixel(frame.image, 1, 1).prefix(3) == [255, 0, 0])
+        try Self.expectBordered(
+            frame, Size(width: 4, height: 4), border: [0, 0, 255], inside: (1, 1), picture: [255, 0, 0])
         // A planner's fill: the picture's mean colour.
         plan.canvasFill = .mean
         var mean = Frame(try Self.solid(2, 2, [40, 80, 120]), plan: plan, format: .jpeg, cut: nil)
@@ -176,9 +183,8 @@ import Testing
         plan.background = Color(red: 255, green: 255, blue: 0)
         var frame = Frame(try Self.solid(2, 2, [0, 0, 255]), plan: plan, format: .jpeg, cut: nil)
         try Self.run("padding", &frame)
-        #expect(frame.image.size == Size(width: 8, height: 6))
-        #expect(try Self.pixel(frame.image, 0, 0).prefix(3) == [255, 255, 0])
-        #expect(try Self.pixel(frame.image, 4, 1).prefix(3) == [0, 0, 255])
+        try Self.expectBordered(
+            frame, Size(width: 8, height: 6), border: [255, 255, 0], inside: (4, 1), picture: [0, 0, 255])
     }
 
     @Test func flattenWhereTheFormatHasNoAlphaOrThePlanAsks() throws {
