@@ -216,11 +216,12 @@ public final class RemoteSource: SourceStore {
     /// One fetch, redirects included: the identity, or the failure; how it ended; bytes.
     private func transfer(_ src: String) -> Fetched {
         let known = cache.entry(src)?.record
-        guard var (url, headers) = origin.request(src) else {
+        guard let (url, asked) = origin.request(src) else {
             return (
                 .failure(failure(.internalError, "the source URL cannot be made", "no URL for src \(src)")), .error, 0
             )
         }
+        var headers = asked
         if let known {
             if !known.etag.isEmpty {
                 headers.append("If-None-Match: \(known.etag)")
