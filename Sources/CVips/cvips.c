@@ -165,18 +165,23 @@ static int thumbnail_loaded(VipsImage *loaded, VipsImage **out, int width, int h
     return r;
 }
 
-int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
-                          int export_srgb, int no_rotate, int thumbnail) {
-    // libvips 8.14 does not pass thumbnail's fail_on to a source's loader: the option
-    // string does, with the page.
-    char options[64] = "";
+/// A loader's option string: `fail_on=error` (libvips 8.14 does not pass thumbnail's
+/// fail_on to a source's loader) and the page, from 0 (left out when 0: not every loader
+/// has one).
+static void load_options(char *options, size_t size, int fail_on, int page) {
     if (fail_on == VIPS_FAIL_ON_ERROR)
-        g_strlcat(options, "fail_on=error", sizeof options);
+        g_strlcat(options, "fail_on=error", size);
     if (page > 0) {
         char p[24];
         g_snprintf(p, sizeof p, "%spage=%d", options[0] ? "," : "", page);
-        g_strlcat(options, p, sizeof options);
+        g_strlcat(options, p, size);
     }
+}
+
+int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
+                          int export_srgb, int no_rotate, int thumbnail) {
+    char options[64] = "";
+    load_options(options, sizeof options, fail_on, page);
     if (!thumbnail)
         return thumbnail_forced(source, out, width, height, fail_on, export_srgb, options, no_rotate);
     // A HEIF's embedded thumbnail, loaded as the image and resized from there: given
@@ -187,6 +192,25 @@ int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int he
     if (!small)
         return -1;
     return thumbnail_loaded(small, out, width, height, export_srgb, no_rotate);
+}
+
+int cvips_thumbnail_flattened(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
+                              int export_srgb, int no_rotate, const double *background, int n) {
+    char options[64] = "";
+    load_options(options, sizeof options, fail_on, page);
+    VipsImage *loaded = vips_image_new_from_source(source, options, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!loaded)
+        return -1;
+    if (loaded->BandFmt != VIPS_FORMAT_UCHAR || loaded->Bands != 4 || !vips_image_hasalpha(loaded))
+        return thumbnail_loaded(loaded, out, width, height, export_srgb, no_rotate);
+    VipsImage *flat;
+    VipsArrayDouble *bg = vips_array_double_new(background, n);
+    int r = vips_flatten(loaded, &flat, "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    g_object_unref(loaded);
+    if (r)
+        return -1;
+    return thumbnail_loaded(flat, out, width, height, export_srgb, no_rotate);
 }
 
 int cvips_thumbnail_animated(VipsSource *source, VipsImage **out, int width, int height, int fail_on,

@@ -36,6 +36,10 @@ public struct SourceInfo: Equatable, Sendable {
     public var trim: Rect?
     /// imgproxy's `auto_rotate:0`: decoded as stored, EXIF orientation not applied.
     var noRotate = false
+    /// A PNG's alpha flattened onto this colour as it is decoded, before the resize: set
+    /// by a render whose result is flattened anyway and that nothing between would tell
+    /// apart (`Thumbnailer.flattensFirst`).
+    var flattenFirst: Color?
     var untrimmed: Size?
 
     /// What the planner is told.

@@ -56,7 +56,8 @@ extension Thumbnailer {
     func factsFromRender(_ resized: VImage, _ info: SourceInfo, _ plan: Plan) -> SourceFacts? {
         let small = Self.previewSize(info.size)
         // A decode smaller than the preview would have to be enlarged: describe's is better.
-        guard !plan.reshapesSource, info.trim == nil, info.video == nil, info.frames == 1,
+        // A decode flattened first has lost the alpha /info's placeholders show.
+        guard !plan.reshapesSource, info.trim == nil, info.video == nil, info.frames == 1, info.flattenFirst == nil,
             resized.width >= small.width, resized.height >= small.height
         else { return nil }
         guard

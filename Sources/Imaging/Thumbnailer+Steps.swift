@@ -79,7 +79,14 @@ extension Thumbnailer {
     /// `frame` through every step, the deadline checked after each.
     func runSteps(_ frame: inout Frame, deadline: Deadline) throws(ImagingError) {
         for step in Self.steps {
-            try step.run(self, &frame)
+            if stageTimer == nil {
+                try step.run(self, &frame)
+            } else {
+                try timed(step.name) { () throws(ImagingError) in
+                    try step.run(self, &frame)
+                    frame.image = try frame.image.then("copy") { cvips_copy_memory($0, $1) }
+                }
+            }
             try deadline.check()
         }
     }

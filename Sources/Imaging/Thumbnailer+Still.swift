@@ -34,17 +34,40 @@ extension Thumbnailer {
             if info.description.isVector { try checkDrawn(cut.whole, info) }
             try checkWhole(cut.whole, frames: 1)
         }
-        let decoded = try decodeResized(
-            input, info, to: cut?.whole ?? plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        var info = info
+        info.flattenFirst = Self.flattensFirst(plan, format: format, info)
+        let decoded = try timed("decode") { () throws(ImagingError) in
+            try decodeResized(
+                input, info, to: cut?.whole ?? plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
+        }
         try deadline.check()
         let still = Frame.Still(input: input, info: info, wantFacts: wantFacts, deadline: deadline)
         var frame = Frame(decoded, plan: plan, format: format, cut: cut, still: still)
         try runSteps(&frame, deadline: deadline)
         (plan, facts) = (frame.plan, frame.facts)
         let image = frame.image
-        return try Encoder.encode(
-            image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
-            autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile)
+        return try timed("encode") { () throws(ImagingError) in
+            try Encoder.encode(
+                image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
+                autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile)
+        }
+    }
+
+    /// The colour a PNG with alpha is flattened onto as it is decoded, or nil. Where the
+    /// result is flattened anyway (its format has no alpha, or the plan asks) and nothing
+    /// between the decode and the flatten reads the alpha apart from the colour (a blur, a
+    /// sharpening, pixels made blocks, a watermark), flattening first gives the same
+    /// picture, since the resize and the flatten are both linear: and an opaque picture
+    /// resizes in 8 bits, where one with alpha is premultiplied and resized in floats
+    /// (half a PNG miss's CPU, BENCHMARKS.md, issue 53). Not for a source whose colours
+    /// are converted from a profile of its own, or HDR: the background would be read in
+    /// the source's colours, not sRGB's.
+    static func flattensFirst(_ plan: Plan, format: ImageFormat, _ info: SourceInfo) -> Color? {
+        guard info.format == "png", info.hasAlpha, !format.hasAlpha || plan.flattened, plan.blur == nil,
+            plan.sharpen == nil, plan.pixelate == nil, plan.watermark == nil, info.profile != .other,
+            info.hdr == nil, info.keptProfile == nil
+        else { return nil }
+        return plan.background ?? .white
     }
 
     /// How the region of a plan is cut from the whole source, resized: the size the whole
@@ -140,13 +163,19 @@ extension Thumbnailer {
         let shrink = info.format == "jpeg" && fastShrink ? ShrinkOnLoad.fast(from: info.size, to: size) : 1
         let toSRGB: Int32 = info.profile == .other && info.keptProfile == nil ? 1 : 0
         let noRotate: Int32 = info.noRotate ? 1 : 0
-        var lazy = try decoding {
-            shrink > 1
-                ? cvips_thumbnail_jpeg_force(
-                    source.pointer, $0, width, height, Int32(shrink), failOn, toSRGB, noRotate)
-                : cvips_thumbnail_force(
-                    source.pointer, $0, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate,
-                    info.embeddedThumbnail ? 1 : 0)
+        var lazy = try decoding { out in
+            if shrink > 1 {
+                return cvips_thumbnail_jpeg_force(
+                    source.pointer, out, width, height, Int32(shrink), failOn, toSRGB, noRotate)
+            }
+            if let bg = info.flattenFirst, !info.embeddedThumbnail {
+                return cvips_thumbnail_flattened(
+                    source.pointer, out, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate,
+                    [Double(bg.red), Double(bg.green), Double(bg.blue)], 3)
+            }
+            return cvips_thumbnail_force(
+                source.pointer, out, width, height, Int32(info.page - 1), failOn, toSRGB, noRotate,
+                info.embeddedThumbnail ? 1 : 0)
         }
         if info.format == "pdf", lazy.hasAlpha {
             lazy = try lazy.then("flatten") { cvips_flatten($0, $1, [255, 255, 255], 3) }

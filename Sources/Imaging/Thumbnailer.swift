@@ -9,6 +9,11 @@ public struct Thumbnailer: Sendable {
     public private(set) var limits: ImagingLimits
     /// The configured watermarks' images, by name, read at start-up (`watermark(file:)`).
     public var watermarks: [String: WatermarkImage] = [:]
+    /// For a profile (`aspect-bench profile`): told each stage's name and its nanoseconds,
+    /// each step's picture made whole in memory before it is timed, so that a step's work
+    /// is its own (libvips is lazy: else the encode would do every step's work). Nil in
+    /// the service.
+    public var stageTimer: (@Sendable (String, UInt64) -> Void)?
 
     public init(limits: ImagingLimits) throws(ImagingError) {
         try Vips.start()
@@ -54,13 +59,16 @@ public struct Thumbnailer: Sendable {
         throws(ImagingError) -> Rendered
     {
         let deadline = Deadline.after(milliseconds: limits.processingTimeoutMs)
-        var (input, source) = try open(file: file, reading: reading, deadline: deadline)
+        var (input, source) = try timed("open") { () throws(ImagingError) in
+            try open(file: file, reading: reading, deadline: deadline)
+        }
         if let trim = reading.trim { source = try trimmed(input, source, trim, deadline: deadline) }
-        let wanted: RenderOrder
-        do throws(AspectError) {
-            wanted = try order(source.description)
-        } catch {
-            throw ImagingError(.header, error)
+        let wanted = try timed("plan") { () throws(ImagingError) in
+            do throws(AspectError) {
+                return try order(source.description)
+            } catch {
+                throw ImagingError(.header, error)
+            }
         }
         // imgproxy's keep_copyright, per request; else output.keepCopyright.
         var this = self
@@ -107,5 +115,14 @@ public struct Thumbnailer: Sendable {
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.
     public func probe(path: String, page: Int = 1) throws(ImagingError) -> SourceInfo {
         try open(file: OpenFile.opening(path), reading: SourceReading(page: page), deadline: .none).info
+    }
+
+    /// `body`, timed for `stageTimer` when there is one.
+    func timed<T>(_ stage: String, _ body: () throws(ImagingError) -> T) throws(ImagingError) -> T {
+        guard let stageTimer else { return try body() }
+        let start = Clock.now()
+        let value = try body()
+        stageTimer(stage, Clock.now() - start)
+        return value
     }
 }

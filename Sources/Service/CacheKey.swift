@@ -15,8 +15,10 @@ public struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         // The layout's version, raised when a release changes what a request renders:
         // 3 since sides that are exactly a half round up (w=104 on 2400×1600 is 104 wide);
         // 4 since `w` alone or `h` alone sets the scale by that side (w=50 on 640×427 is 50
-        // wide, not 49), and `trim` may flatten transparency onto magenta.
-        let parts = ["aspect-cache-4", canonical, source.path, source.version, format, rendering]
+        // wide, not 49), and `trim` may flatten transparency onto magenta; 5 since a JPEG
+        // of at most 160,000 pixels is written baseline, not progressive (other bytes for
+        // the same key: a strong ETag must not name both).
+        let parts = ["aspect-cache-5", canonical, source.path, source.version, format, rendering]
         // NUL never appears in any part (the parser refuses it, a version is made without
         // it but for a file's, below), so the join is unambiguous.
         hex = SHA256.hex(parts.joined(separator: "\u{0}"))

@@ -195,11 +195,19 @@ import Testing
         #expect(low < high)
     }
 
-    @Test func jpegIsProgressive() throws {
-        let bytes = try thumb(source, "w=200&h=150&format=jpeg").1.bytes
+    /// A thumbnail up to 400 × 400 is a baseline JPEG (cheaper to encode, and it arrives
+    /// whole in TCP's first flights); a larger one is progressive. Both have optimised
+    /// Huffman tables: a baseline file written without them is larger.
+    @Test func jpegIsBaselineUpTo160000PixelsThenProgressive() throws {
         // SOF2 (FF C2) marks a progressive JPEG; SOF0 (FF C0) a baseline one.
-        let sof2 = zip(bytes, bytes.dropFirst()).contains { $0 == 0xFF && $1 == 0xC2 }
-        #expect(sof2)
+        func marker(_ bytes: [UInt8], _ m: UInt8) -> Bool {
+            zip(bytes, bytes.dropFirst()).contains { $0 == 0xFF && $1 == m }
+        }
+        let small = try thumb(source, "w=400&h=400&mode=fill&upscale=1&format=jpeg").1
+        #expect(small.plan.output.pixels() == 160_000)
+        #expect(marker(small.bytes, 0xC0) && !marker(small.bytes, 0xC2))
+        let large = try thumb(source, "w=401&h=400&mode=fill&upscale=1&format=jpeg").1
+        #expect(marker(large.bytes, 0xC2) && !marker(large.bytes, 0xC0))
     }
 
     @Test func animatedSourcesGiveTheirFirstFrame() throws {

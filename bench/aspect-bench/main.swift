@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Imaging
+import Synchronization
 import Syscalls
 
 // aspect-bench: Aspect's imaging pipeline in process, no HTTP, for BENCHMARKS.md and
@@ -9,6 +10,9 @@ import Syscalls
 //   aspect-bench throughput SOURCE [--query Q] [--iterations N] [--threads T] [--fast-shrink-on-load B]
 //       N thumbnails on one thread, then N spread over T threads; prints TSV:
 //       source  ms/img(1 thread)  img/s(1 thread)  img/s(T threads)  peak RSS MB
+//   aspect-bench profile SOURCE [--query Q] [--iterations N]
+//       each stage of one thumbnail (open, plan, decode, every step made whole in memory,
+//       encode) timed on its own; prints TSV `source  stage  median ms`, then the whole.
 //   aspect-bench rss SOURCE [--query Q] [--iterations N]
 //       100 warm-up thumbnails, then N more; prints `rss_start_kb=… rss_end_kb=… failed=…`.
 //       SOURCE may be a folder: each thumbnail is then of its next file, in name order,
@@ -181,6 +185,37 @@ case "throughput":
         String(
             format: "%@\t%.1f\t%.1f\t%.1f\t%.0f", name, 1000 * single / Double(iterations), Double(iterations) / single,
             Double(iterations) / parallel, Double(statusKB("VmHWM")) / 1024))
+case "profile":
+    // Each stage of one thumbnail, timed on its own (each step's picture made whole
+    // before it is timed): medians over the iterations, in ms, in the pipeline's order.
+    let times = Mutex<[String: [UInt64]]>([:])
+    let order = Mutex<[String]>([])
+    var profiled = thumbnailer
+    profiled.stageTimer = { stage, ns in
+        times.withLock { $0[stage, default: []].append(ns) }
+        order.withLock { if !$0.contains(stage) { $0.append(stage) } }
+    }
+    let whole = Mutex<[UInt64]>([])
+    for i in 0..<(iterations + 3) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            _ = try profiled.thumbnail(path: source, request: request, requestLimits: limits)
+        } catch {
+            fail("\(source): \(error)")
+        }
+        // The first three warm up, and are not counted.
+        if i == 2 { times.withLock { $0 = [:] } }
+        if i >= 3 { whole.withLock { $0.append(DispatchTime.now().uptimeNanoseconds - start) } }
+    }
+    func median(_ xs: [UInt64]) -> Double {
+        let s = xs.sorted()
+        return s.isEmpty ? 0 : Double(s[s.count / 2]) / 1e6
+    }
+    let name = URL(fileURLWithPath: source).lastPathComponent
+    for stage in order.withLock({ $0 }) {
+        print(String(format: "%@\t%@\t%.2f", name, stage, median(times.withLock { $0[stage] ?? [] })))
+    }
+    print(String(format: "%@\t%@\t%.2f", name, "whole", median(whole.withLock { $0 })))
 case "rss":
     for _ in 0..<100 { _ = oneOfTheFiles() }
     let start = statusKB("VmRSS")

@@ -50,6 +50,14 @@ int cvips_open_header(VipsSource *source, int page, int thumbnail, VipsImage **o
 int cvips_thumbnail_force(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
                           int export_srgb, int no_rotate, int thumbnail);
 
+/// A source with no shrink-on-load (a PNG), 8-bit sRGB with alpha, flattened onto
+/// `background` (n values, 0 … 255) as it is decoded, then thumbnailed to exactly width ×
+/// height as cvips_thumbnail_force does: the same picture a flatten after the resize
+/// gives (both are linear), without the premultiplied float resize an alpha channel
+/// costs. Any other image (16-bit, grey, no alpha) is thumbnailed unflattened.
+int cvips_thumbnail_flattened(VipsSource *source, VipsImage **out, int width, int height, int page, int fail_on,
+                              int export_srgb, int no_rotate, const double *background, int n);
+
 /// A JPEG source decoded with libjpeg's shrink-on-load by `shrink` (1, 2, 4 or 8), then
 /// thumbnailed to exactly width × height as cvips_thumbnail_force does.
 int cvips_thumbnail_jpeg_force(VipsSource *source, VipsImage **out, int width, int height, int shrink, int fail_on,
