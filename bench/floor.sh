@@ -13,8 +13,10 @@
 # wrk -t2 -c8, rounds alternating the two servers, medians.
 #
 #   bash bench/floor.sh
+#   BEFORE_BIN=/path/to/an/earlier/checkout/.build/release/aspect bash bench/floor.sh
 # Env: ROUNDS (3), DURATION (10s), CONNS (8), PHOTOS (big.jpg medium.jpg alpha.png
-#      medium.webp; medium.webp is made from medium.jpg by libvips).
+#      medium.webp; medium.webp is made from medium.jpg by libvips), BEFORE_BIN (an
+#      earlier build of Aspect, built already: a third server in the rounds, the same way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-3}"; DURATION="${DURATION:-10s}"; CONNS="${CONNS:-8}"
@@ -38,12 +40,22 @@ pids+=($!); aspect_pid=$!
 PYVIPS_ROOT="$out/images" PYVIPS_PORT="$PYVIPS_AT" setsid "$PY" "$PEERS/pyvips_server.py" \
   >/dev/null 2>"$out/pyvips.log" &
 pids+=($!); pyvips_pid=$!
+servers="aspect pyvips"
+if [ -n "${BEFORE_BIN:-}" ]; then
+  BEFORE_PORT=18192
+  ASPECT_LOG_ACCESS=false setsid "$BEFORE_BIN" serve --port "$BEFORE_PORT" --images "$out/images" \
+    --cache-dir "$out/cache-before" >/dev/null 2>"$out/before.log" &
+  pids+=($!); before_pid=$!
+  wait_http "http://127.0.0.1:$BEFORE_PORT/readyz" 30
+  servers="aspect pyvips before"
+fi
 wait_http "http://127.0.0.1:$ASPECT_PORT/readyz" 30
 wait_http "http://127.0.0.1:$PYVIPS_AT/" 30
 
-# wrk's script: each request another box (W 200–599, H 150–449 by a counter that starts
-# at OFFSET and runs apart in each of wrk's threads), so nothing repeats within a run or
-# across the rounds that pass another OFFSET.
+# wrk's script: each request another box (W 200–599, H 150–449: 120,000 boxes, by a
+# counter that starts at OFFSET × 10,000 and runs 5,000 apart in each of wrk's two
+# threads), so nothing repeats within a round, nor across a server's rounds (OFFSET is the
+# round: up to 11 rounds of at most 5,000 requests a thread).
 cat > "$out/boxes.lua" <<'LUA'
 local counter = 0
 local threads = 0
@@ -52,7 +64,7 @@ function setup(thread)
   threads = threads + 1
 end
 function init(args)
-  n = tonumber(os.getenv("OFFSET")) * 1000000 + id * 500000
+  n = tonumber(os.getenv("OFFSET")) * 10000 + id * 5000
 end
 request = function()
   n = n + 1
@@ -70,9 +82,8 @@ cpu_of() {
   awk -v sid="$sid" -v pid="$1" '$6 == sid { t += $14 + $15 } $1 == pid { t += $16 + $17 } END { print t }' \
     /proc/[0-9]*/stat 2>/dev/null
 }
-metric() { curl -s "http://127.0.0.1:$ASPECT_PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+metric() { curl -s "http://127.0.0.1:${2:-$ASPECT_PORT}/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
-offset=0
 for photo in $PHOTOS; do
   # The floor: the decode alone, at the shrink Aspect picks for the largest box asked.
   case "$photo" in
@@ -120,31 +131,36 @@ PY
     ;;
   esac
   for r in $(seq "$ROUNDS"); do
-    for server in aspect pyvips; do
-      offset=$((offset + 1))
-      if [ "$server" = aspect ]; then
-        url="http://127.0.0.1:$ASPECT_PORT/thumb?src=$photo&w=WW&h=HH&mode=fill&format=jpeg&q=80"
-        p=$aspect_pid; renders=$(metric aspect_renders_total)
-      else
-        url="http://127.0.0.1:$PYVIPS_AT/WWxHH/$photo"; p=$pyvips_pid
-      fi
+    for server in $servers; do
+      offset=$r
+      case "$server" in
+      aspect | before)
+        port=$ASPECT_PORT; p=$aspect_pid
+        if [ "$server" = before ]; then port=$BEFORE_PORT; p=$before_pid; fi
+        url="http://127.0.0.1:$port/thumb?src=$photo&w=WW&h=HH&mode=fill&format=jpeg&q=80"
+        renders=$(metric aspect_renders_total "$port")
+        ;;
+      *) url="http://127.0.0.1:$PYVIPS_AT/WWxHH/$photo"; p=$pyvips_pid ;;
+      esac
       c0=$(cpu_of "$p")
       OFFSET=$offset wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$out/boxes.lua" "$url" \
         > "$out/$server-$photo-$r.txt"
       c1=$(cpu_of "$p")
       echo "cpu_ticks=$((c1 - c0))" >> "$out/$server-$photo-$r.txt"
-      if [ "$server" = aspect ]; then
-        echo "renders=$(($(metric aspect_renders_total) - renders))" >> "$out/$server-$photo-$r.txt"
+      if [ "$server" != pyvips ]; then
+        echo "renders=$(($(metric aspect_renders_total "$port") - renders))" >> "$out/$server-$photo-$r.txt"
       fi
     done
   done
 done
 coalesced=$(metric aspect_coalesced_waiters_total)
 echo "coalesced=$coalesced" > "$out/coalesced.txt"
+before=0; [ -n "${BEFORE_BIN:-}" ] && before=1
 
-python3 - "$out" "$ROUNDS" "$DURATION" "$CONNS" "$(getconf CLK_TCK)" "$PHOTOS" <<'PY'
+python3 - "$out" "$ROUNDS" "$DURATION" "$CONNS" "$(getconf CLK_TCK)" "$PHOTOS" "$before" <<'PY'
 import re, statistics, sys
 out, rounds, duration, conns, hz, photos = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6].split()
+before = sys.argv[7] == "1"
 coalesced = int(open(f"{out}/coalesced.txt").read().split("=")[1] or 0)
 def run(server, photo, r):
     text = open(f"{out}/{server}-{photo}-{r}.txt").read()
@@ -171,6 +187,18 @@ for photo in photos:
     acpu = statistics.median(x[3] for x in a); pcpu = statistics.median(x[3] for x in p)
     arps = statistics.median(x[1] for x in a); prps = statistics.median(x[1] for x in p)
     print(f"| {photo} ({how.strip()}) | {float(floor_ms):.1f} | {acpu:.1f} | {acpu / float(floor_ms):.2f}× | {pcpu:.1f} | {arps:.1f} | {prps:.1f} | {arps / prps:.2f}× |")
+if before:
+    print("\n| photo | Aspect CPU ms a miss | before | after vs before | Aspect req/s | before | after vs before |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for photo in photos:
+        a = [run("aspect", photo, r) for r in range(1, rounds + 1)]
+        b = [run("before", photo, r) for r in range(1, rounds + 1)]
+        for n, _, bad, _, renders in b:
+            if bad: problems.append(f"{photo}: the earlier build answered {bad} non-2xx")
+            if renders is not None and renders < n: problems.append(f"{photo}: before: {n} answers but {renders} renders")
+        acpu = statistics.median(x[3] for x in a); bcpu = statistics.median(x[3] for x in b)
+        arps = statistics.median(x[1] for x in a); brps = statistics.median(x[1] for x in b)
+        print(f"| {photo} | {acpu:.1f} | {bcpu:.1f} | {bcpu / acpu:.2f}× less | {arps:.1f} | {brps:.1f} | {arps / brps:.2f}× |")
 print(f"\nWaiters coalesced over the run: {coalesced} (0: every request a render of its own).")
 for p in problems: print("PROBLEM:", p)
 PY
