@@ -56,7 +56,8 @@ extension Thumbnailer {
     /// The colour a PNG with alpha is flattened onto as it is decoded, or nil. Where the
     /// result is flattened anyway (its format has no alpha, or the plan asks) and nothing
     /// between the decode and the flatten reads the alpha apart from the colour (a blur, a
-    /// sharpening, pixels made blocks, a watermark), flattening first gives the same
+    /// sharpening, pixels made blocks, a watermark, a planner's canvas fill, libvips'
+    /// choice of a window by attention, entropy or faces), flattening first gives the same
     /// picture, since the resize and the flatten are both linear: and an opaque picture
     /// resizes in 8 bits, where one with alpha is premultiplied and resized in floats
     /// (half a PNG miss's CPU, BENCHMARKS.md, issue 53). Not for a source whose colours
@@ -64,8 +65,9 @@ extension Thumbnailer {
     /// the source's colours, not sRGB's.
     static func flattensFirst(_ plan: Plan, format: ImageFormat, _ info: SourceInfo) -> Color? {
         guard info.format == "png", info.hasAlpha, !format.hasAlpha || plan.flattened, plan.blur == nil,
-            plan.sharpen == nil, plan.pixelate == nil, plan.watermark == nil, info.profile != .other,
-            info.hdr == nil, info.keptProfile == nil
+            plan.sharpen == nil, plan.pixelate == nil, plan.watermark == nil, plan.canvasFill == nil,
+            plan.gravity.isCompass || plan.gravity == .focus, info.profile != .other, info.hdr == nil,
+            info.keptProfile == nil
         else { return nil }
         return plan.background ?? .white
     }
