@@ -52,9 +52,6 @@ start_replica() {  # index cache-dir
   echo "replica $i did not start" >&2; exit 1
 }
 nginx_in_front "$FRONT" "${PORTS[@]}"
-metric() {  # port name -> value (summed over labelled lines)
-  curl -s "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n || index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{,]/ {s += $2} END {print s + 0}'
-}
 renders() { local s=0; for i in 0 1 2; do s=$((s + $(metric "${PORTS[$i]}" aspect_renders_total))); done; echo "$s"; }
 ms() { curl -s -o /dev/null -w '%{time_total}\n' "$1" | awk '{printf "%.2f\n", $1 * 1000}'; }
 median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }

@@ -75,14 +75,6 @@ request = function()
 end
 LUA
 
-# cpu_of PID: user + system ticks of the process, of its children it has reaped (render
-# workers replaced after server.workerJobs) and of every living process of its session.
-cpu_of() {
-  local sid; sid=$(awk '{print $6}' "/proc/$1/stat")
-  awk -v sid="$sid" -v pid="$1" '$6 == sid { t += $14 + $15 } $1 == pid { t += $16 + $17 } END { print t }' \
-    /proc/[0-9]*/stat 2>/dev/null
-}
-metric() { curl -s "http://127.0.0.1:${2:-$ASPECT_PORT}/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
 for photo in $PHOTOS; do
   # The floor: the decode alone, at the shrink Aspect picks for the largest box asked.
@@ -138,22 +130,22 @@ PY
         port=$ASPECT_PORT; p=$aspect_pid
         if [ "$server" = before ]; then port=$BEFORE_PORT; p=$before_pid; fi
         url="http://127.0.0.1:$port/thumb?src=$photo&w=WW&h=HH&mode=fill&format=jpeg&q=80"
-        renders=$(metric aspect_renders_total "$port")
+        renders=$(metric "$port" aspect_renders_total)
         ;;
       *) url="http://127.0.0.1:$PYVIPS_AT/WWxHH/$photo"; p=$pyvips_pid ;;
       esac
-      c0=$(cpu_of "$p")
+      c0=$(cpu_ticks "$p")
       OFFSET=$offset wrk -t2 -c"$CONNS" -d"$DURATION" --latency -s "$out/boxes.lua" "$url" \
         > "$out/$server-$photo-$r.txt"
-      c1=$(cpu_of "$p")
+      c1=$(cpu_ticks "$p")
       echo "cpu_ticks=$((c1 - c0))" >> "$out/$server-$photo-$r.txt"
       if [ "$server" != pyvips ]; then
-        echo "renders=$(($(metric aspect_renders_total "$port") - renders))" >> "$out/$server-$photo-$r.txt"
+        echo "renders=$(($(metric "$port" aspect_renders_total) - renders))" >> "$out/$server-$photo-$r.txt"
       fi
     done
   done
 done
-coalesced=$(metric aspect_coalesced_waiters_total)
+coalesced=$(metric "$ASPECT_PORT" aspect_coalesced_waiters_total)
 echo "coalesced=$coalesced" > "$out/coalesced.txt"
 before=0; [ -n "${BEFORE_BIN:-}" ] && before=1
 

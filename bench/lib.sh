@@ -89,3 +89,17 @@ before_build() {
 before_cleanup() {
   [ -z "${BEFORE:-}" ] || [ -n "${BEFORE_BIN:-}" ] || git worktree remove --force "$out/before-src" 2>/dev/null || true
 }
+
+# metric PORT NAME: a metric of the Aspect listening on PORT, summed over its labelled lines.
+metric() {
+  curl -s "http://127.0.0.1:$1/metrics" | awk -v n="$2" '$1 == n || index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{,]/ {s += $2} END {print s + 0}'
+}
+
+# cpu_ticks PID: user + system clock ticks of the process, of the children it has reaped
+# (render workers replaced after server.workerJobs) and of every living process of its
+# session (the workers now).
+cpu_ticks() {
+  local sid; sid=$(awk '{print $6}' "/proc/$1/stat")
+  awk -v sid="$sid" -v pid="$1" '$6 == sid { t += $14 + $15 } $1 == pid { t += $16 + $17 } END { print t }' \
+    /proc/[0-9]*/stat 2>/dev/null
+}

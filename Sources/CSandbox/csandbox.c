@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <stdint.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,7 +31,6 @@ int csandbox_send_timeout(int fd, int ms) {
     return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &t, sizeof t);
 }
 
-int csandbox_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 pid_t csandbox_spawn(const char *path, char *const argv[], char *const envp[], int child_fd, int log_fd) {
     posix_spawn_file_actions_t actions;
@@ -105,13 +103,14 @@ struct ll_path_beneath_attr {
     int32_t parent_fd;
 } __attribute__((packed));
 
-int csandbox_landlock_abi(void) {
+/// The Landlock ABI the kernel offers (1 …), 0 when it has none or it is off.
+static int landlock_abi(void) {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
     return abi > 0 ? (int)abi : 0;
 }
 
 int csandbox_landlock(const char *const read_paths[], int count) {
-    int abi = csandbox_landlock_abi();
+    int abi = landlock_abi();
     if (abi <= 0) return 0;
     struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_ABI1};
     size_t size = sizeof(uint64_t);
@@ -282,12 +281,6 @@ int csandbox_wait_readable(int fd, int timeout_ms) {
 }
 
 int csandbox_die_with_parent(void) { return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 ? 0 : -1; }
-
-int csandbox_limit_address_space(unsigned long long bytes) {
-    if (bytes == 0) return 0;
-    struct rlimit l = {.rlim_cur = bytes, .rlim_max = bytes};
-    return setrlimit(RLIMIT_AS, &l);
-}
 
 // The calls a locked-down worker makes (scripts/seccomp-audit.sh lists what the workers
 // made after the lock while rendering every format, output and option; the rest are their

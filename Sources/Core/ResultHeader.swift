@@ -8,10 +8,13 @@ public struct ResultHeader: Equatable, Sendable {
     public var size: Size?
 
     /// The format by its magic bytes, and the size where the header gives it.
-    public init?(_ bytes: some RandomAccessCollection<UInt8>) {
+    public init?(_ bytes: [UInt8]) { self.init(bytes[...]) }
+
+    /// The format by its magic bytes, and the size where the header gives it.
+    public init?(_ bytes: ArraySlice<UInt8>) {
         // All of it: libtiff writes its directory after the pixels, and a large ICC
         // profile can push a JPEG's frame header or an AVIF's properties far in.
-        let b = Bytes(Array(bytes))
+        let b = Bytes(bytes)
         if b.starts(with: [0xFF, 0xD8, 0xFF]) {
             (format, size) = (.jpeg, Self.jpeg(b))
         } else if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
@@ -150,18 +153,20 @@ public struct ResultHeader: Equatable, Sendable {
     }
 
     /// Bytes read only where they are: out of range is nil (or 0 for a single byte).
+    /// Over the caller's storage, not a copy (a result may be 64 MiB); positions from 0.
     struct Bytes {
-        let bytes: [UInt8]
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        let bytes: ArraySlice<UInt8>
+        init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
         var count: Int { bytes.count }
-        subscript(_ i: Int) -> UInt8 { i >= 0 && i < bytes.count ? bytes[i] : 0 }
+        subscript(_ i: Int) -> UInt8 { i >= 0 && i < bytes.count ? bytes[bytes.startIndex + i] : 0 }
         func starts(with prefix: [UInt8]) -> Bool { matches(prefix, at: 0) }
         func matches(_ part: [UInt8], at i: Int) -> Bool {
-            i >= 0 && i <= bytes.count - part.count && bytes[i..<(i + part.count)].elementsEqual(part)
+            let start = bytes.startIndex + i
+            return i >= 0 && i <= bytes.count - part.count && bytes[start..<(start + part.count)].elementsEqual(part)
         }
         private func value(_ i: Int, _ n: Int, big: Bool) -> Int? {
             guard i >= 0, i <= bytes.count - n else { return nil }
-            return (0..<n).reduce(0) { v, k in v | Int(bytes[i + k]) << (8 * (big ? n - 1 - k : k)) }
+            return (0..<n).reduce(0) { v, k in v | Int(self[i + k]) << (8 * (big ? n - 1 - k : k)) }
         }
         func u16be(_ i: Int) -> Int? { value(i, 2, big: true) }
         func u16le(_ i: Int) -> Int? { value(i, 2, big: false) }

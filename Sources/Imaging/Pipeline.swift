@@ -41,9 +41,25 @@ enum Pipeline {
 
     /// A frame decoded whole (a region or a turn in the plan): the region cut out, turned
     /// and mirrored, as the plan says; else the frame as it is.
-    static func reshape(_ image: VImage, _ cut: Thumbnailer.RegionCut?, _ plan: Plan) throws(ImagingError) -> VImage {
-        guard let cut else { return image }
-        return try Thumbnailer.reshape(try exactSize(image, cut.whole), cut, plan)
+    static func reshape(_ frame: VImage, _ cut: Thumbnailer.RegionCut?, _ plan: Plan) throws(ImagingError) -> VImage {
+        guard let cut else { return frame }
+        var image = try exactSize(frame, cut.whole)
+        if plan.region != nil {
+            let w = cut.window
+            image = try image.then("extract_area") {
+                cvips_extract_area($0, $1, Int32(w.x), Int32(w.y), Int32(w.width), Int32(w.height))
+            }
+        }
+        if plan.rotate != 0 {
+            let angle =
+                plan.rotate == 90 ? VIPS_ANGLE_D90 : plan.rotate == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
+            image = try image.then("rot") { cvips_rot($0, $1, angle) }
+        }
+        if let flip = plan.flip {
+            if flip != .v { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_HORIZONTAL) } }
+            if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
+        }
+        return image
     }
 
     /// `extend`: the geometry's result on the canvas of the asked box, which shows the

@@ -93,8 +93,8 @@ extension Thumbnailer {
         var done: [VImage] = []
         for i in 0..<count {
             try deadline.check()
-            var each = Frame(try frame(i), plan: plan, format: format, cut: cut)
-            try runSteps(&each, deadline: deadline)
+            var each = Frame(try frame(i), plan: plan, format: format, cut: cut, deadline: deadline)
+            try runSteps(&each)
             done.append(each.image)
         }
         // The frames stay referenced by `done` while the join reads them.

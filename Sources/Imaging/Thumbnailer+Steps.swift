@@ -21,15 +21,22 @@ struct Frame {
         let input: SourceInput
         let info: SourceInfo
         let wantFacts: Bool
-        let deadline: Deadline
     }
 
-    init(_ image: VImage, plan: Plan, format: ImageFormat, cut: Thumbnailer.RegionCut?, still: Still? = nil) {
+    /// When the render's time is up: checked after every step, and by the steps that
+    /// read the source again.
+    let deadline: Deadline
+
+    init(
+        _ image: VImage, plan: Plan, format: ImageFormat, cut: Thumbnailer.RegionCut?, still: Still? = nil,
+        deadline: Deadline = .none
+    ) {
         self.image = image
         self.plan = plan
         self.format = format
         self.cut = cut
         self.still = still
+        self.deadline = deadline
     }
 }
 
@@ -54,7 +61,7 @@ extension Thumbnailer {
         },
         Step(name: "faces") { t, f throws(ImagingError) in
             guard let still = f.still, f.plan.gravity == .face, f.plan.mode == .fill else { return }
-            f.plan = try t.centredOnFaces(f.image, still.input, still.info, f.plan, deadline: still.deadline)
+            f.plan = try t.centredOnFaces(f.image, still.input, still.info, f.plan, deadline: f.deadline)
         },
         Step(name: "sRGB") { _, f throws(ImagingError) in f.image = try Pipeline.toSRGB(f.image) },
         Step(name: "crop or place") { _, f throws(ImagingError) in
@@ -77,7 +84,7 @@ extension Thumbnailer {
     ]
 
     /// `frame` through every step, the deadline checked after each.
-    func runSteps(_ frame: inout Frame, deadline: Deadline) throws(ImagingError) {
+    func runSteps(_ frame: inout Frame) throws(ImagingError) {
         for step in Self.steps {
             if stageTimer == nil {
                 try step.run(self, &frame)
@@ -87,7 +94,7 @@ extension Thumbnailer {
                     frame.image = try frame.image.then("copy") { cvips_copy_memory($0, $1) }
                 }
             }
-            try deadline.check()
+            try frame.deadline.check()
         }
     }
 }

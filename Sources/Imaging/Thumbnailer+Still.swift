@@ -41,9 +41,9 @@ extension Thumbnailer {
                 input, info, to: cut?.whole ?? plan.resized, fastShrink: limits.fastShrinkOnLoad, deadline: deadline)
         }
         try deadline.check()
-        let still = Frame.Still(input: input, info: info, wantFacts: wantFacts, deadline: deadline)
-        var frame = Frame(decoded, plan: plan, format: format, cut: cut, still: still)
-        try runSteps(&frame, deadline: deadline)
+        let still = Frame.Still(input: input, info: info, wantFacts: wantFacts)
+        var frame = Frame(decoded, plan: plan, format: format, cut: cut, still: still, deadline: deadline)
+        try runSteps(&frame)
         (plan, facts) = (frame.plan, frame.facts)
         let image = frame.image
         return try timed("encode") { () throws(ImagingError) in
@@ -92,27 +92,6 @@ extension Thumbnailer {
         let left = min(Int((Double(region.x) * sx).rounded()), whole.width - cut.width)
         let top = min(Int((Double(region.y) * sy).rounded()), whole.height - cut.height)
         return RegionCut(whole: whole, window: Rect(x: left, y: top, width: cut.width, height: cut.height))
-    }
-
-    /// The region cut from an image of the whole source resized, then turned and mirrored.
-    static func reshape(_ resizedWhole: VImage, _ cut: RegionCut, _ plan: Plan) throws(ImagingError) -> VImage {
-        var image = resizedWhole
-        if plan.region != nil {
-            let w = cut.window
-            image = try image.then("extract_area") {
-                cvips_extract_area($0, $1, Int32(w.x), Int32(w.y), Int32(w.width), Int32(w.height))
-            }
-        }
-        if plan.rotate != 0 {
-            let angle =
-                plan.rotate == 90 ? VIPS_ANGLE_D90 : plan.rotate == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270
-            image = try image.then("rot") { cvips_rot($0, $1, angle) }
-        }
-        if let flip = plan.flip {
-            if flip != .v { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_HORIZONTAL) } }
-            if flip != .h { image = try image.then("flip") { cvips_flip($0, $1, VIPS_DIRECTION_VERTICAL) } }
-        }
-        return image
     }
 
     /// Decodes the source resized to exactly `size`, with shrink-on-load (for JPEG by

@@ -160,8 +160,4 @@ extension ProcessRenderer {
         slots.signal()
         return ended
     }
-
-    /// A worker back from a job: idle again, or replaced when it has made
-    /// `settings.workerJobs` renders (`ifOld`) or its render failed (a spare started
-    /// first, so no request waits on a start).
 }

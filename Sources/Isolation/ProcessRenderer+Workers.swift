@@ -9,6 +9,9 @@ import Syscalls
 // The workers' lives: started with their descriptors and settings, taken for a job,
 // given back or retired, reaped and counted (SPEC: Isolation).
 extension ProcessRenderer {
+    /// A worker back from a job: idle again, or replaced when it has made
+    /// `settings.workerJobs` renders (`ifOld`) or its render failed (a spare started
+    /// first, so no request waits on a start).
     func retire(_ worker: Worker, ifOld: Bool) {
         let jobs = worker.jobs.add(1, ordering: .relaxed).newValue
         let old = settings.workerJobs > 0 && jobs >= settings.workerJobs
@@ -56,7 +59,7 @@ extension ProcessRenderer {
         var code: Int32 = 0
         csandbox_status(status, &signal, &code)
         let reason =
-            forced ?? (signal == SIGSYS ? "seccomp" : signal == SIGKILL ? "signal" : signal != 0 ? "signal" : "exit")
+            forced ?? (signal == SIGSYS ? "seccomp" : signal != 0 ? "signal" : "exit")
         let how = signal != 0 ? "signal \(signal)" : "exit \(code)"
         state.withLock { s in
             s.live -= 1

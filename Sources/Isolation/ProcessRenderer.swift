@@ -1,3 +1,4 @@
+internal import CLinux
 internal import CSandbox
 import Core
 import Foundation
@@ -117,7 +118,7 @@ public final class ProcessRenderer: Renderer {
         self.settings = settings
         _ = csandbox_not_dumpable()
         slots = DispatchSemaphore(value: max(1, settings.workers))
-        wake = csandbox_eventfd()
+        wake = clinux_eventfd()
         for _ in 0..<max(1, settings.workers) {
             if let w = spawn() { state.withLock { $0.idle.append(w) } }
         }
@@ -127,9 +128,6 @@ public final class ProcessRenderer: Renderer {
         watcher.name = "aspect-worker-watch"
         watcher.start()
     }
-
-    /// The reasons `aspect_worker_restarts_total` counts by.
-    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age", "failed"]
 
     public var workerFigures: WorkerFigures? {
         state.withLock { s in

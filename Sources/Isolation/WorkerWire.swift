@@ -95,10 +95,11 @@ enum Wire {
         defer { close(fd) }
         var length = UInt64(json.count).littleEndian
         let head = withUnsafeBytes(of: &length) { Array($0) }
-        let whole = head + json + blob
-        guard whole.withUnsafeBytes({ (try? Syscall.writeAll(fd, $0)) != nil }), csandbox_seal(fd) == 0 else {
-            throw .closed
+        // Piece by piece: joined first, a result would be copied once more.
+        for piece in [head, json, blob] where !piece.isEmpty {
+            guard piece.withUnsafeBytes({ (try? Syscall.writeAll(fd, $0)) != nil }) else { throw .closed }
         }
+        guard csandbox_seal(fd) == 0 else { throw .closed }
         let one: [UInt8] = [1]
         let sent = one.withUnsafeBytes { csandbox_send(socket, $0.baseAddress, 1, fd) }
         guard sent == 1 else { throw .closed }

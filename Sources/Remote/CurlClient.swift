@@ -71,7 +71,6 @@ public final class CurlClient: Sendable {
         /// What went wrong below HTTP, in libcurl's terms said once here; nil when an
         /// answer came.
         public var failure: TransferFailure? { ok ? nil : TransferFailure(code: code) }
-        public var timedOut: Bool { code == Int(CURLE_OPERATION_TIMEDOUT.rawValue) }
         /// Writing the body to the file failed (not the size limit): the disk.
         public var writeFailed: Bool { code == Int(CURLE_WRITE_ERROR.rawValue) && !tooLarge }
 

@@ -19,7 +19,6 @@ struct WorkerSettings: Codable {
 
     var imaging: ImagingLimits
     var debug: Bool
-    var json: Bool
     var memoryBytes: Int64
     var resultBytes: Int64
     var strict: Bool
@@ -44,7 +43,7 @@ struct WorkerSettings: Codable {
             blob += bytes
         }
         let settings = WorkerSettings(
-            imaging: ImagingLimits(config), debug: config.log.level == .debug, json: config.log.format == .json,
+            imaging: ImagingLimits(config), debug: config.log.level == .debug,
             memoryBytes: config.limits.workerMemoryBytes, resultBytes: config.limits.maxResultBytes,
             strict: config.server.sandbox == .strict, watermarks: marks, samples: samples)
         let json = (try? JSONEncoder().encode(settings)).map(Array.init) ?? []

@@ -142,11 +142,10 @@ final class Metrics: Sendable {
         if let fetches { write(fetches, c, fetchQueue: fetchQueue, into: &out) }
         if let workers {
             out.metric("aspect_render_workers", "gauge", "Render worker processes running.", workers.live)
-            let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age", "failed"]
             out.metric(
                 "aspect_worker_restarts_total", "counter",
                 "Render workers replaced, by why the one before went (SPEC: Isolation).",
-                reasons.map { (#"{reason="\#($0)"}"#, "\(workers.restarts[$0] ?? 0)") })
+                WorkerFigures.reasons.map { (#"{reason="\#($0)"}"#, "\(workers.restarts[$0] ?? 0)") })
             if let landlock = workers.landlock {
                 let abi = landlock > 0 ? "\(landlock)" : "none"
                 out.metric(

@@ -69,7 +69,7 @@ extension RemoteSource {
         if let failed = r.failure {
             return (
                 Self.transportFailure(failed, code: r.code, r.error, timeoutMs: settings.sources.timeoutMs),
-                r.timedOut ? .timeout : .error, r.bytes
+                failed == .timedOut ? .timeout : .error, r.bytes
             )
         }
         return nil

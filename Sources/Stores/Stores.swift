@@ -250,6 +250,8 @@ public struct WorkerFigures: Sendable {
     /// `protocol` (an answer that could not be trusted), `age` (`server.workerJobs` made),
     /// `failed` (replaced after a render that failed: a bad source, say).
     public var restarts: [String: Int]
+    /// Every reason `restarts` counts by, in the order `/metrics` lists them.
+    public static let reasons = ["signal", "seccomp", "memory", "deadline", "exit", "protocol", "age", "failed"]
     /// The Landlock ABI the workers are held by (0: the kernel has none); nil before one started.
     public var landlock: Int?
 

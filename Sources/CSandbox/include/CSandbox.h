@@ -17,9 +17,6 @@ int csandbox_send_timeout(int fd, int ms);
 /// A pipe, both ends close-on-exec: 0 or -1.
 int csandbox_pipe(int fds[2]);
 
-/// An eventfd (close-on-exec, non-blocking) to wake a thread's poll: the descriptor, or -1.
-int csandbox_eventfd(void);
-
 /// posix_spawn of `path` with `argv` and `envp` (NULL-terminated). The child holds exactly
 /// four descriptors: 0 and 1 `/dev/null`, 2 `log_fd` (or `/dev/null` when it is < 0) and 3
 /// `child_fd`; every other is closed in it, close-on-exec or not. The child's pid, or -1.
@@ -28,9 +25,6 @@ pid_t csandbox_spawn(const char *path, char *const argv[], char *const envp[], i
 /// This process may not be dumped: no core file, and no other process of its uid may open
 /// its `/proc` files (`mem`, `environ`, `maps`, `fd`) or attach to it. 0 or -1.
 int csandbox_not_dumpable(void);
-
-/// The Landlock ABI the kernel offers (1 …), 0 when it has none or it is off.
-int csandbox_landlock_abi(void);
 
 /// Restricts this thread, and every thread it starts from now on, with Landlock: the
 /// directories in `read_paths` (those that exist) may be read, nothing anywhere may be
@@ -77,9 +71,6 @@ int csandbox_wait_readable(int fd, int timeout_ms);
 
 /// The child's end when its parent dies: SIGKILL (PR_SET_PDEATHSIG). 0 or -1.
 int csandbox_die_with_parent(void);
-
-/// RLIMIT_AS: the most address space the process may map (0: leave it). 0 or -1.
-int csandbox_limit_address_space(unsigned long long bytes);
 
 /// No core files, not dumpable, no new privileges, then a seccomp allowlist on every thread
 /// (TSYNC), killing the process on any call not in it: reading and writing descriptors it
