@@ -11,7 +11,7 @@ import Syscalls
 public final class DiskResultStore: ResultStore {
     public let cache: DiskCache
     private let openFiles: OpenFiles
-    private let bySource: SourceIndex
+    let bySource: SourceIndex
 
     /// `openFiles` results held open for hits; those up to `memoryFileBytes` in memory too.
     public convenience init(dir: String, maxBytes: Int64, recheckMs: Int, openFiles: Int, memoryFileBytes: Int) {
@@ -58,16 +58,22 @@ public final class DiskResultStore: ResultStore {
 /// memory, so the index stays at its records' size however many variants each source
 /// has, and a purge finds every key before the index is filled. A keep appends a line;
 /// a purge takes the file whole. Keys evicted since stay listed until the file is next
-/// compacted (when a keep finds it over `compactBytes`, it is rewritten with the keys the
-/// cache still holds, once each) or purged (a key no longer held is skipped).
+/// compacted or purged (a key no longer held is skipped). A file is looked over when a
+/// keep takes it past a power of two from `compactBytes` up (32, 64, 128 KiB…), and
+/// rewritten with the keys the cache still holds, once each, when at least half of its
+/// lines are gone: so a source with thousands of live variants is read whole once each
+/// time it doubles, not on every keep (each look reads every line), and a look costs no
+/// more than the appends since the one before.
 final class SourceIndex: Sendable {
     let dir: String
     /// Whether the cache still holds a key.
     private let isKept: @Sendable (String) -> Bool
-    /// The size past which a source's file is compacted on its next keep: about 500 keys.
+    /// The first size at which a source's file is looked over: about 500 keys.
     static var compactBytes: Int { 32 << 10 }
     /// One writer at a time, so an append never meets a rewrite or a purge halfway.
     private let lock = Mutex(())
+    /// How many times a file was read whole to be looked over (for the tests).
+    let looks = Atomic(0)
 
     init(dir: String, isKept: @escaping @Sendable (String) -> Bool) {
         self.dir = dir
@@ -87,11 +93,21 @@ final class SourceIndex: Sendable {
             let line = Array((key + "\n").utf8)
             _ = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             var st = stat()
-            guard fstat(fd, &st) == 0, Int(st.st_size) > Self.compactBytes else { return }
+            guard fstat(fd, &st) == 0, Self.crossesALookSize(from: Int(st.st_size) - line.count, to: Int(st.st_size))
+            else { return }
+            looks.add(1, ordering: .relaxed)
             let kept = Set(keys(path).filter(isKept))
-            guard kept.count * 65 < Int(st.st_size) else { return }
+            guard kept.count * 65 * 2 <= Int(st.st_size) else { return }
             write(path, kept)
         }
+    }
+
+    /// Whether a file grown from `before` bytes to `after` passed a power of two at or over
+    /// `compactBytes`.
+    static func crossesALookSize(from before: Int, to after: Int) -> Bool {
+        guard after >= compactBytes, before >= 0 else { return false }
+        // A power of two is passed where the number of binary digits grows.
+        return before < compactBytes || before.leadingZeroBitCount > after.leadingZeroBitCount
     }
 
     /// The keys listed for `source`, once each, and the list gone.

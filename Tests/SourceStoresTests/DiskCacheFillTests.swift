@@ -122,4 +122,28 @@ import Testing
         let purged = store.purge(source: "big.jpg")
         #expect(purged.count == 10 && purged.contains(Self.key("w1999")))
     }
+
+    @Test func aSourceWithThousandsOfLiveVariantsIsNotReadWholeOnEveryKeep() throws {
+        let dir = try DiskBlocksTests.folder()
+        let store = Self.store(dir, background: false)
+        // 3,000 variants, all held: the list grows to 195,000 bytes and is looked over as it
+        // passes 32, 64 and 128 KiB, not on each of the 2,500 keeps past the first 32 KiB.
+        for i in 0..<3000 { #expect(store.keep(Self.key("v\(i)"), [1], kind: "png", source: "big.jpg")) }
+        #expect(store.bySource.looks.load(ordering: .relaxed) == 3)
+        let purged = store.purge(source: "big.jpg")
+        #expect(purged.count == 3000 && purged.contains(Self.key("v0")) && purged.contains(Self.key("v2999")))
+    }
+
+    @Test func aLookIsDueAtEachPowerOfTwoFrom32KiB() {
+        let k = SourceIndex.compactBytes
+        #expect(!SourceIndex.crossesALookSize(from: 0, to: 65))
+        #expect(!SourceIndex.crossesALookSize(from: k - 66, to: k - 1))
+        #expect(SourceIndex.crossesALookSize(from: k - 1, to: k + 64))
+        #expect(!SourceIndex.crossesALookSize(from: k, to: k + 65))
+        #expect(!SourceIndex.crossesALookSize(from: 2 * k - 66, to: 2 * k - 1))
+        #expect(SourceIndex.crossesALookSize(from: 2 * k - 1, to: 2 * k + 64))
+        #expect(SourceIndex.crossesALookSize(from: 4 * k - 10, to: 4 * k + 55))
+        #expect(!SourceIndex.crossesALookSize(from: 3 * k, to: 3 * k + 65))
+    }
 }
+
