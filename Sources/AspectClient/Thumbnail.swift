@@ -24,7 +24,8 @@ public struct Thumbnail: Sendable, Hashable {
     }
 
     public enum Format: String, Sendable, CaseIterable {
-        case auto, jpeg, png, webp, avif, jxl, gif
+        /// By `Accept`'s order; `best`: the smallest the client takes at `q=auto`'s floor.
+        case auto, best, jpeg, png, webp, avif, jxl, gif
     }
 
     /// The parameters so far, by name.

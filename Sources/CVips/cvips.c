@@ -394,6 +394,10 @@ int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, in
     return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
 }
 
+int cvips_webpsave_lossless(VipsImage *in, void **buffer, size_t *length, int strip) {
+    return vips_webpsave_buffer(in, buffer, length, "lossless", TRUE, "strip", strip ? TRUE : FALSE, NULL);
+}
+
 int cvips_gifsave(VipsImage *in, void **buffer, size_t *length) {
     return vips_gifsave_buffer(in, buffer, length, NULL);
 }

@@ -206,8 +206,12 @@ public final class DiskCache: Sendable {
 
 /// A result's kind in two bytes, as the index keeps it: the format (0 for an `/info`
 /// answer, else 1 + its place in `ImageFormat.allCases`) times 128, plus the quality the
-/// encoder chose (0 for none).
+/// encoder chose (0 for none); 1024 more when `format=best` chose it, 2048 more again for
+/// WebP's lossless mode.
 enum Kinds {
+    static let best: UInt16 = 1024
+    static let lossless: UInt16 = 2048
+
     static func code(_ kind: String) -> UInt16? {
         guard ResultKind.isKnown(kind) else { return nil }
         if kind == ResultKind.info { return 0 }
@@ -215,15 +219,20 @@ enum Kinds {
         guard let format = ImageFormat(rawValue: String(name)),
             let place = ImageFormat.allCases.firstIndex(of: format)
         else { return nil }
-        return UInt16(place + 1) * 128 + UInt16(ResultKind.quality(kind) ?? 0)
+        let chosen = ResultKind.chosen(kind)
+        let flags: UInt16 =
+            chosen == nil ? 0 : chosen?.lossless == true && format == .webp ? best + lossless : best
+        return flags + UInt16(place + 1) * 128 + UInt16(ResultKind.quality(kind) ?? 0)
     }
 
     static func name(_ code: UInt16) -> String? {
-        let place = Int(code / 128)
+        let flags = code / best
+        let place = Int(code % best / 128)
         let quality = Int(code % 128)
-        if place == 0 { return quality == 0 ? ResultKind.info : nil }
-        guard place <= ImageFormat.allCases.count else { return nil }
+        if place == 0 { return quality == 0 && flags == 0 ? ResultKind.info : nil }
+        guard place <= ImageFormat.allCases.count, flags <= 3, flags != 2 else { return nil }
         let format = ImageFormat.allCases[place - 1]
-        return ResultKind.image(format, quality: quality == 0 ? nil : quality)
+        let chosen = flags == 0 ? nil : BestChoice(format: format, lossless: format == .png || flags == 3)
+        return ResultKind.image(format, quality: quality == 0 || quality > 100 ? nil : quality, chosen: chosen)
     }
 }

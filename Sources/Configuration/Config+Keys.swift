@@ -70,13 +70,7 @@ extension Config {
             $0.images.root
         },
         ConfigKey("images.formats", "source formats decoded: a list, or names joined by commas") { c, v, _ in
-            let names: [String]?
-            switch v {
-            case .string(let s): names = s.split(separator: ",").map { String($0.trimmingSpaces) }
-            case .array(let a):
-                names = a.map { if case .string(let s) = $0 { s } else { "" } }
-            default: names = nil
-            }
+            let names = v.names
             guard let names, !names.isEmpty, names.allSatisfy(Config.Images.knownFormats.contains) else {
                 return "must list formats among \(Config.Images.knownFormats.joined(separator: ", "))"
             }
@@ -229,6 +223,26 @@ extension Config {
         .decimal(
             "output.autoQualitySSIM", 0.5...1, "the SSIM of luma q=auto keeps against the unencoded result",
             \.output.autoQualitySSIM),
+        .choice(
+            "output.format", "the format of a request that names none: auto (by Accept) or best (the smallest)",
+            \.output.format),
+        ConfigKey(
+            "output.bestFormats",
+            "the lossy formats format=best weighs where Accept takes them: a list, or names joined by commas"
+        ) { c, v, _ in
+            let names = v.names
+            let formats = names?.compactMap { ImageFormat(rawValue: $0) }.filter { AutoQuality.formats.contains($0) }
+            guard let names, let formats, !formats.isEmpty, formats.count == names.count else {
+                return "must list formats among avif, webp, jxl, jpeg"
+            }
+            c.output.bestFormats = formats
+            return nil
+        } read: {
+            $0.output.bestFormats.map(\.rawValue).joined(separator: ",")
+        },
+        .integer(
+            "output.bestMaxPixels", 1...100_000_000, "past this many output pixels, format=best is format=auto",
+            \.output.bestMaxPixels),
         .boolean(
             "faces.upsample",
             "where gravity=face finds no face on the 640-pixel copy, look again on one twice as large (faces down to about 40 px)",

@@ -146,6 +146,17 @@ public struct Config: Equatable, Sendable {
         public var autoQualityMin = 30
         public var autoQualityMax = 90
         public var autoQualitySSIM = 0.985
+        /// The format of a request that names none.
+        public var format = FormatDefault.auto
+        /// The lossy formats `format=best` weighs, where `Accept` takes them.
+        public var bestFormats = Defaults.Output.bestFormats
+        /// Past this many output pixels, `best` is `auto`.
+        public var bestMaxPixels = Defaults.Output.bestMaxPixels
+    }
+
+    /// What format a request without `format` gets (SPEC: Efficiency).
+    public enum FormatDefault: String, Sendable, CaseIterable {
+        case auto, best
     }
 
     /// What quality a request without `q` gets: the format's, or the searched one.
@@ -323,7 +334,8 @@ public struct Config: Equatable, Sendable {
             previewFrameMs: video.previewFrameMs, saveDataQuality: http.saveDataQuality, watermarks: watermarks,
             autoQuality: AutoQuality(
                 min: output.autoQualityMin, max: output.autoQualityMax, ssim: output.autoQualitySSIM),
-            autoQualityByDefault: output.quality == .auto)
+            autoQualityByDefault: output.quality == .auto, defaultFormat: output.format == .best ? .best : .auto,
+            bestFormats: output.bestFormats, bestMaxPixels: output.bestMaxPixels)
     }
 
     /// Whether `sig` is required.

@@ -120,3 +120,15 @@ extension StringProtocol {
         return start < end ? s[start..<end] : s[start..<start]
     }
 }
+
+extension ConfigValue {
+    /// A list of names: a JSON array of strings, or one string of names joined by commas
+    /// (an environment variable's form); nil for anything else. A non-string item is "".
+    var names: [String]? {
+        switch self {
+        case .string(let s): s.split(separator: ",").map { String($0.trimmingSpaces) }
+        case .array(let a): a.map { if case .string(let s) = $0 { s } else { "" } }
+        default: nil
+        }
+    }
+}

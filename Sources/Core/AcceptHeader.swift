@@ -18,7 +18,7 @@ extension FormatChoice {
         // Settled by the request's dialect where the source is known; unsettled, the
         // format a result of this kind would be without `Accept`.
         case .source: resultHasAlpha ? .png : .jpeg
-        case .auto:
+        case .auto, .best:
             if autoJxl, let accept, AcceptHeader.accepts(accept, "image/jxl") {
                 .jxl
             } else if autoAvif, let accept, AcceptHeader.accepts(accept, "image/avif") {

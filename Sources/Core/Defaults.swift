@@ -49,6 +49,15 @@ public enum Defaults {
         public static let recheckMs = 10_000
     }
 
+    /// `output.*`.
+    public enum Output {
+        /// The lossy formats `format=best` weighs (SPEC: Efficiency).
+        public static let bestFormats: [ImageFormat] = [.avif, .webp, .jxl, .jpeg]
+        /// Past this many output pixels `best` is `auto`: every candidate is a search of
+        /// its own, and a large result's encodes cost the most.
+        public static let bestMaxPixels = 2_000_000
+    }
+
     /// `video.*`.
     public enum Video {
         public static let defaultSeconds: Double = 1

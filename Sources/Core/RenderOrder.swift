@@ -65,6 +65,9 @@ public struct RenderOrder: Equatable, Sendable, Codable {
     public var autoQuality: AutoQuality?
     /// Whether the copyright is kept in the metadata; nil: `output.keepCopyright`.
     public var keepCopyright: Bool?
+    /// `format=best`: the formats weighed (`format` is then the one the pipeline shapes
+    /// the picture for, `auto`'s choice); nil for any other format.
+    public var best: BestCandidates?
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
@@ -131,26 +134,38 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
         // (`.source`, a dialect's "the source's own", is settled before a plan; unsettled,
         // it resolves as `auto` does without `Accept`.)
+        // best is auto's choice as well: the picture is shaped for it, and it is the
+        // answer where best is auto (SPEC: over output.bestMaxPixels, an explicit q, an animation).
+        let choice: FormatChoice = request.format == .best ? .auto : request.format
+        let resultHasAlpha = plan.hasAlpha(sourceHasAlpha: source.hasAlpha)
         let format: ImageFormat =
-            moving && request.format == .auto
+            moving && choice == .auto
             ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
-            : request.format.resolve(
-                accept: accept, resultHasAlpha: plan.hasAlpha(sourceHasAlpha: source.hasAlpha),
-                autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
+            : choice.resolve(
+                accept: accept, resultHasAlpha: resultHasAlpha, autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
         let animated = moving && (format == .webp || format == .gif)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
         let quality =
             request.quality ?? request.formatQuality[format.rawValue]
             ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
-        // q=auto for a still in a lossy format (an animation keeps the format's default).
+        let best =
+            request.format == .best && !moving && quality == nil && request.maxBytes == nil
+                && plan.output.pixels() <= Int64(limits.bestMaxPixels)
+            ? BestCandidates.candidates(
+                accept: accept, resultHasAlpha: resultHasAlpha, limits: limits, fallback: format) : nil
+        // q=auto for a still in a lossy format (an animation keeps the format's default);
+        // best's candidates each at the quality its search finds.
         let auto =
-            request.searchesQuality(limits) && quality == nil && AutoQuality.formats.contains(format) && !animated
+            best != nil
+                || request.searchesQuality(limits) && quality == nil && AutoQuality.formats.contains(format)
+                    && !animated
             ? limits.autoQuality : nil
         var order = RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
             moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
             maxBytes: request.maxBytes, autoQuality: auto)
         order.keepCopyright = request.keepCopyright
+        order.best = best
         return order
     }
 }

@@ -22,6 +22,12 @@ public struct RequestLimits: Equatable, Sendable {
     public var autoQualityByDefault: Bool
     /// `watermarks`: the configured ones by name, with their images' sizes once read.
     public var watermarks: [String: Watermark]
+    /// `output.format`: the format of a request that names none (`auto` or `best`).
+    public var defaultFormat: FormatChoice
+    /// `output.bestFormats`: the lossy formats `format=best` weighs, where `Accept` takes them.
+    public var bestFormats: [ImageFormat]
+    /// `output.bestMaxPixels`: past this many output pixels, `best` is `auto`.
+    public var bestMaxPixels: Int
 
     public init(
         maxDimension: Int = Defaults.Limits.maxDimension, maxDpr: Double = Defaults.Limits.maxDpr,
@@ -29,7 +35,8 @@ public struct RequestLimits: Equatable, Sendable {
         videoDefaultSeconds: Double = Defaults.Video.defaultSeconds,
         previewFrameMs: Int = Defaults.Video.previewFrameMs, saveDataQuality: [String: Int] = Defaults.saveDataQuality,
         watermarks: [String: Watermark] = [:], autoQuality: AutoQuality = AutoQuality(),
-        autoQualityByDefault: Bool = false
+        autoQualityByDefault: Bool = false, defaultFormat: FormatChoice = .auto,
+        bestFormats: [ImageFormat] = Defaults.Output.bestFormats, bestMaxPixels: Int = Defaults.Output.bestMaxPixels
     ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
@@ -42,5 +49,8 @@ public struct RequestLimits: Equatable, Sendable {
         self.watermarks = watermarks
         self.autoQuality = autoQuality
         self.autoQualityByDefault = autoQualityByDefault
+        self.defaultFormat = defaultFormat
+        self.bestFormats = bestFormats
+        self.bestMaxPixels = bestMaxPixels
     }
 }

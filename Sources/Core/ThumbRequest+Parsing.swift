@@ -32,7 +32,7 @@ extension ThumbRequest {
         if let v = values["wm"] { r.watermark = try parseWatermark(v, limits) }
         if let v = values["dpr"] { r.dpr = try decimal("dpr", v, 1...limits.maxDpr) }
         try readShape(values, limits, into: &r)
-        try readOutput(values, into: &r)
+        try readOutput(values, limits, into: &r)
         try readBeforeGeometry(values, into: &r)
         try readAfterGeometry(values, into: &r)
         try readTimeAndPage(values, limits, into: &r)
@@ -168,7 +168,10 @@ extension ThumbRequest {
     }
 
     /// The output: format and q. (`maxbytes` is read earlier, with the extras.)
-    private static func readOutput(_ values: [String: String], into r: inout ThumbRequest) throws(AspectError) {
+    private static func readOutput(_ values: [String: String], _ limits: RequestLimits, into r: inout ThumbRequest)
+        throws(AspectError)
+    {
+        r.format = limits.defaultFormat
         if let v = values["format"] {
             guard let f = FormatChoice(rawValue: v), FormatChoice.native.contains(f) else {
                 let allowed = FormatChoice.native.map(\.rawValue).joined(separator: ", ")

@@ -54,6 +54,8 @@ public enum Shape: String, Sendable, CaseIterable, Codable {
 /// What the client asked for as the output format.
 public enum FormatChoice: String, Sendable, CaseIterable {
     case auto, jpeg, png, webp, avif, jxl, gif
+    /// The smallest of the formats the client takes at `q=auto`'s quality (SPEC: Efficiency).
+    case best
     /// Written when asked for (SPEC: `tiff` is never chosen by `auto`).
     case tiff
     /// A dialect's URL without a format: the source's own, as that dialect keeps it (not a
@@ -61,7 +63,10 @@ public enum FormatChoice: String, Sendable, CaseIterable {
     case source
 
     /// The values `/thumb`'s `format` takes.
-    public static let native: [FormatChoice] = [.auto, .jpeg, .png, .webp, .avif, .jxl, .gif, .tiff]
+    public static let native: [FormatChoice] = [.auto, .best, .jpeg, .png, .webp, .avif, .jxl, .gif, .tiff]
+
+    /// Whether the answer's format depends on `Accept` (`Vary: Accept`).
+    public var variesWithAccept: Bool { self == .auto || self == .best }
 }
 
 /// A concrete output format.
@@ -223,7 +228,7 @@ public struct ThumbRequest: Equatable, Sendable {
         guard source != "svg" else { return false }
         if raw { return true }
         guard passthrough.contains(source) else { return false }
-        return format == .auto || format == .source || format.rawValue == source
+        return format.variesWithAccept || format == .source || format.rawValue == source
     }
 
     /// Whether the request must see the source's header before it has a key: a planner's

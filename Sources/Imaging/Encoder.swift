@@ -21,6 +21,8 @@ enum Encoder {
     struct Encoded {
         var bytes: [UInt8]
         var quality: Int?
+        /// `format=best`'s choice, when it chose.
+        var chosen: BestChoice?
     }
 
     /// `encode`; with `autoQuality`, at the quality its search chooses (SPEC: `q=auto`);
@@ -32,7 +34,7 @@ enum Encoder {
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
         keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false,
-        profile: [UInt8]? = nil
+        profile: [UInt8]? = nil, best: BestCandidates? = nil
     ) throws(ImagingError) -> Encoded {
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
@@ -51,18 +53,33 @@ enum Encoder {
             held = copy
             return copy
         }
+        if let best, let autoQuality, animation == nil {
+            return try Self.best(try pixels(), best, autoQuality) { image, format, q, lossless throws(ImagingError) in
+                try Encoder.encode(
+                    image, format: format, quality: q, rights: rights, profile: profile, lossless: lossless)
+            }
+        }
         if let autoQuality, animation == nil, AutoQuality.formats.contains(format) {
             // Every candidate is encoded as it would be served, so the chosen one is kept,
             // not encoded again (only Max, never measured, is encoded when chosen).
-            let found = try searchQuality(try pixels(), format: format, autoQuality) { q throws(ImagingError) in
-                try Encoder.encode(try pixels(), format: format, quality: q, rights: rights)
+            let image = try pixels()
+            let reference = try LumaSSIM(image)
+            let found = try searchQuality(image, format: format, autoQuality, reference: reference) {
+                q throws(ImagingError) in
+                try encode(image, format: format, quality: q, animation: nil)
             }
-            chosen =
-                found.bytes.isEmpty
-                ? Encoded(
-                    bytes: try encode(try pixels(), format: format, quality: found.quality, animation: nil),
-                    quality: found.quality)
-                : found
+            if let found {
+                chosen =
+                    found.bytes.isEmpty
+                    ? Encoded(
+                        bytes: try encode(image, format: format, quality: found.quality, animation: nil),
+                        quality: found.quality)
+                    : found
+            } else {
+                let fallback = format.defaultQuality ?? 80
+                chosen = Encoded(
+                    bytes: try encode(image, format: format, quality: fallback, animation: nil), quality: fallback)
+            }
         }
         guard let maxBytes, let asked = chosen?.quality ?? quality ?? format.defaultQuality else {
             if let chosen { return chosen }
@@ -105,20 +122,20 @@ enum Encoder {
     }
 
     /// `q=auto`: `encode(q)` at the qualities the search asks for, each result decoded and
-    /// its luma compared with the unencoded image's by SSIM. A result this libvips cannot
-    /// decode again (its loader not among `images.formats`) ends the search at the
-    /// format's default quality, with a warning in the log.
-    static func searchQuality(
-        _ image: VImage, format: ImageFormat, _ target: AutoQuality,
-        encode: (Int) throws(ImagingError) -> [UInt8]
-    ) throws(ImagingError) -> Encoded {
-        let reference = LumaSSIM(
-            pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
+    /// its luma compared with `reference`'s (the unencoded image's) by SSIM, and handed to
+    /// `seen` with whether it kept the picture (`format=best` stops a search there by
+    /// throwing). Nil when a result this libvips cannot decode again (its loader not among
+    /// `images.formats`) ends the search, with a warning in the log: the caller falls
+    /// back to the format's default quality.
+    static func searchQuality<E: Error>(
+        _ image: VImage, format: ImageFormat, _ target: AutoQuality, reference: LumaSSIM,
+        encode: (Int) throws(E) -> [UInt8], seen: (_ bytes: [UInt8], _ kept: Bool) throws(E) -> Void = { _, _ in }
+    ) throws(E) -> Encoded? {
         var made: [Int: [UInt8]] = [:]
         var undecodable = false
         /// The SSIM of `q`'s result; 1 once a result cannot be decoded (the search then
         /// ends quickly, and its answer is set aside below).
-        func measure(_ q: Int) throws(ImagingError) -> Double {
+        func measure(_ q: Int) throws(E) -> Double {
             if undecodable { return 1 }
             let bytes = try encode(q)
             made[q] = bytes
@@ -126,6 +143,7 @@ enum Encoder {
                 undecodable = true
                 return 1
             }
+            try seen(bytes, score >= target.ssim)
             return score
         }
         let q = try target.search(along: AutoQuality.Axis(format), measure)
@@ -134,8 +152,7 @@ enum Encoder {
             Vips.log(
                 .warn, "q=auto",
                 "a \(format.rawValue) result could not be decoded to measure it; the default quality is used")
-            let fallback = format.defaultQuality ?? 80
-            return Encoded(bytes: made[fallback] ?? [], quality: fallback)
+            return nil
         }
         // Max, when nothing lower kept the picture, has not been encoded: empty bytes say so.
         return Encoded(bytes: made[q] ?? [], quality: q)
@@ -175,7 +192,7 @@ enum Encoder {
     /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil,
-        profile: [UInt8]? = nil
+        profile: [UInt8]? = nil, lossless: Bool = false
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -205,7 +222,10 @@ enum Encoder {
             switch format {
             case .jpeg: cvips_jpegsave(image.pointer, buffer, length, q, strip, Self.progressive(image.size), 1)
             case .png: cvips_pngsave(image.pointer, buffer, length, pngCompression, strip)
-            case .webp: cvips_webpsave(image.pointer, buffer, length, q, strip)
+            case .webp:
+                lossless
+                    ? cvips_webpsave_lossless(image.pointer, buffer, length, strip)
+                    : cvips_webpsave(image.pointer, buffer, length, q, strip)
             case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)
             case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, strip)
             case .gif: cvips_gifsave(image.pointer, buffer, length)

@@ -45,6 +45,11 @@ struct LumaSSIM {
         self.blocks = blocks
     }
 
+    /// The reference for a picture in memory (8-bit sRGB).
+    init(_ image: VImage) throws(ImagingError) {
+        self.init(pixels: try image.pixels(), width: image.width, height: image.height, bands: image.bands)
+    }
+
     /// BT.601 luma ×1000 (`299 R + 587 G + 114 B`), or 1000 × a grey band.
     static func luma(_ pixels: [UInt8], count: Int, bands: Int) -> [Int32] {
         var out = [Int32](repeating: 0, count: count)

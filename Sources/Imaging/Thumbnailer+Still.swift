@@ -11,7 +11,8 @@ extension Thumbnailer {
     func render(
         _ input: SourceInput, source info: SourceInfo, plan: inout Plan, format: ImageFormat, quality: Int?,
         maxBytes: Int?,
-        autoQuality: AutoQuality? = nil, wantFacts: Bool = false, facts: inout SourceFacts?, deadline: Deadline
+        autoQuality: AutoQuality? = nil, best: BestCandidates? = nil, wantFacts: Bool = false,
+        facts: inout SourceFacts?, deadline: Deadline
     )
         throws(ImagingError) -> Encoder.Encoded
     {
@@ -49,7 +50,8 @@ extension Thumbnailer {
         return try timed("encode") { () throws(ImagingError) in
             try Encoder.encode(
                 image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
-                autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile)
+                autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile,
+                best: best)
         }
     }
 

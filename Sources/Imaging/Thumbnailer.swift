@@ -29,6 +29,8 @@ public struct Thumbnailer: Sendable {
         public var quality: Int?
         /// `/info`'s facts from the render's own decode, when asked and it could say them.
         public var facts: SourceFacts?
+        /// `format=best`'s choice (`format` is its format), when it chose.
+        public var chosen: BestChoice?
     }
 
     /// Opens the file, then the whole job as `thumbnail(file:…)` does.
@@ -106,10 +108,11 @@ public struct Thumbnailer: Sendable {
                         maxBytes: wanted.maxBytes, deadline: deadline))
                 : try render(
                     input, source: source, plan: &wanted.plan, format: wanted.format, quality: wanted.quality,
-                    maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, wantFacts: wantFacts, facts: &facts,
-                    deadline: deadline)
+                    maxBytes: wanted.maxBytes, autoQuality: wanted.autoQuality, best: wanted.best, wantFacts: wantFacts,
+                    facts: &facts, deadline: deadline)
         return Rendered(
-            bytes: encoded.bytes, format: wanted.format, plan: wanted.plan, quality: encoded.quality, facts: facts)
+            bytes: encoded.bytes, format: encoded.chosen?.format ?? wanted.format, plan: wanted.plan,
+            quality: encoded.quality, facts: facts, chosen: encoded.chosen)
     }
 
     /// Reads what the file's header says of `page` and checks the limits, decoding no pixels.

@@ -329,8 +329,9 @@ struct OptionReader {
     /// `format:FORMAT` (and the URL's `@extension`).
     private mutating func applyFormat(_ written: String, _ args: [String]) throws(AspectError) {
         try count(written, args, 1...1)
-        guard let f = Self.format(args[0]) else {
-            throw bad(written, args, "must be jpg, jpeg, png, webp, avif, jxl or gif")
+        // best: imgproxy Pro's smallest-of-several, here the native format=best.
+        guard let f = args[0] == "best" ? .best : Self.format(args[0]) else {
+            throw bad(written, args, "must be jpg, jpeg, png, webp, avif, jxl, gif or best")
         }
         request.format = f
     }

@@ -48,13 +48,22 @@ enum AnswerCheck {
         return nil
     }
 
-    /// A result: the format and the size the plan asked for, by its own header, within
-    /// `limit` bytes.
-    static func result(_ bytes: ArraySlice<UInt8>, format: ImageFormat, order: RenderOrder, limit: Int64)
-        -> String?
-    {
+    /// A result: the format the plan asked for (with `format=best`, one of its candidates,
+    /// as the choice says, lossless only where a lossless one was weighed) and its size,
+    /// by its own header, within `limit` bytes.
+    static func result(
+        _ bytes: ArraySlice<UInt8>, format: ImageFormat, chosen: BestChoice? = nil, order: RenderOrder, limit: Int64
+    ) -> String? {
         guard Int64(bytes.count) <= limit else { return "a result of \(bytes.count) bytes, over \(limit)" }
-        guard format == order.format else { return "a \(format) result where \(order.format) was planned" }
+        if let chosen {
+            guard let best = order.best, chosen.format == format,
+                chosen.lossless ? best.lossless.contains(format) : best.lossy.contains(format)
+            else { return "a choice of \(chosen.name) where \(order.best == nil ? "none" : "another") was planned" }
+        } else {
+            guard format == order.format, order.best == nil else {
+                return "a \(format) result where \(order.best == nil ? order.format.rawValue : "a choice") was planned"
+            }
+        }
         guard let header = ResultHeader(bytes), header.format == format else {
             return "a result that is not a \(format) by its first bytes"
         }

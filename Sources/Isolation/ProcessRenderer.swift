@@ -234,11 +234,13 @@ public final class ProcessRenderer: Renderer {
             return o
         }
         return try job(file, .render(reading, wantFacts: wantFacts), order: remembered) { answer, blob in
-            guard case .rendered(let format, let quality, var facts, let count) = answer, let planned else {
+            guard case .rendered(let format, let quality, var facts, let count, let chosen) = answer, let planned else {
                 return .failure("an answer out of turn")
             }
             guard count >= 0, count <= blob.count else { return .failure("a result length of \(count)") }
-            if let problem = AnswerCheck.result(blob[..<count], format: format, order: planned, limit: limit) {
+            if let problem = AnswerCheck.result(
+                blob[..<count], format: format, chosen: chosen, order: planned, limit: limit)
+            {
                 return .failure(Distrusted(problem))
             }
             if let f = facts {
@@ -248,7 +250,9 @@ public final class ProcessRenderer: Renderer {
                 facts?.previewRGBA = Array(blob[count...])
             }
             if let quality, !(1...100).contains(quality) { return .failure("a quality of \(quality)") }
-            return .success(RenderedImage(bytes: Array(blob[..<count]), format: format, quality: quality, facts: facts))
+            return .success(
+                RenderedImage(
+                    bytes: Array(blob[..<count]), format: format, quality: quality, facts: facts, chosen: chosen))
         }
     }
 

@@ -94,7 +94,8 @@ public enum RenderWorker {
                 let preview = facts?.previewRGBA ?? []
                 facts?.previewRGBA = []
                 blob = r.bytes + preview
-                reply = .rendered(format: r.format, quality: r.quality, facts: facts, resultBytes: r.bytes.count)
+                reply = .rendered(
+                    format: r.format, quality: r.quality, facts: facts, resultBytes: r.bytes.count, chosen: r.chosen)
             } catch {
                 if let lost { throw lost }
                 reply = .failed(WireFailure(Self.memory(error)))

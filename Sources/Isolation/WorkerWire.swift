@@ -26,7 +26,8 @@ enum FromWorker: Codable {
     /// The header is read: what should be made of it? (The service plans; the worker renders.)
     case needOrder(SourceDescription)
     /// The result's bytes are the blob; a preview's pixels follow them when `facts` has one.
-    case rendered(format: ImageFormat, quality: Int?, facts: SourceFacts?, resultBytes: Int)
+    /// `chosen`: `format=best`'s choice, whose format is `format`.
+    case rendered(format: ImageFormat, quality: Int?, facts: SourceFacts?, resultBytes: Int, chosen: BestChoice?)
     case failed(WireFailure)
 }
 

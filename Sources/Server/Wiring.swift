@@ -19,7 +19,7 @@ struct LibvipsRenderer: Renderer {
     {
         do throws(ImagingError) {
             let r = try thumbnailer.render(file: file, reading: reading, wantFacts: wantFacts, order: order)
-            return RenderedImage(bytes: r.bytes, format: r.format, quality: r.quality, facts: r.facts)
+            return RenderedImage(bytes: r.bytes, format: r.format, quality: r.quality, facts: r.facts, chosen: r.chosen)
         } catch {
             throw ServiceFailure(error.error, stage: error.stage.rawValue, detail: error.detail)
         }

@@ -29,17 +29,20 @@ struct AnswerHeaders: Sendable {
     /// A hit's fields for a result of `kind` (`ResultKind`).
     func hit(kind: String) -> HTTPHeaders {
         if let made = hits.last.withLock({ $0 }), made.kind == kind { return made.headers }
-        let h = complete(contentType: ResultKind.contentType(kind), cache: "HIT", quality: ResultKind.quality(kind))
-            .prepared()
+        let h = complete(
+            contentType: ResultKind.contentType(kind), cache: "HIT", quality: ResultKind.quality(kind),
+            chosen: ResultKind.chosen(kind)
+        ).prepared()
         hits.last.withLock { $0 = (kind, h) }
         return h
     }
 
-    func complete(contentType: String, cache: String, quality: Int? = nil) -> HTTPHeaders {
+    func complete(contentType: String, cache: String, quality: Int? = nil, chosen: BestChoice? = nil) -> HTTPHeaders {
         var h = common
         h.append("Content-Type", contentType)
         h.append("X-Cache", cache)
         if let quality { h.append("X-Quality", String(quality)) }
+        if let chosen { h.append("X-Format-Chosen", chosen.name) }
         if let d = dispositions.first(where: { $0.contentType == contentType }) {
             h.append("Content-Disposition", d.value)
         }

@@ -14,8 +14,23 @@ struct InfoOptions: Sendable {
 /// escaper (`JSON.string`), so a source's format, a codec or a colour with a quote, a backslash
 /// or a control character in it keeps the document valid.
 enum InfoDocument {
+    ///
+    /// `chosen`: `format=best`'s choice for this output as its `/thumb` made it (and the
+    /// quality), when it has been made. Until then the output says `"format": "best"` and
+    /// the formats it weighs, and `undecided` is set: such an answer is not kept.
     static func make(
-        _ facts: SourceFacts, request: ThumbRequest, limits: RequestLimits, accept: String?, withOutput: Bool
+        _ facts: SourceFacts, request: ThumbRequest, limits: RequestLimits, accept: String?, withOutput: Bool,
+        chosen: (choice: BestChoice, quality: Int?)? = nil
+    ) throws(ServiceFailure) -> [UInt8] {
+        var undecided = false
+        return try make(
+            facts, request: request, limits: limits, accept: accept, withOutput: withOutput, chosen: chosen,
+            undecided: &undecided)
+    }
+
+    static func make(
+        _ facts: SourceFacts, request: ThumbRequest, limits: RequestLimits, accept: String?, withOutput: Bool,
+        chosen: (choice: BestChoice, quality: Int?)?, undecided: inout Bool
     ) throws(ServiceFailure) -> [UInt8] {
         let d = facts.description
         let (w, h, rgba) = (facts.previewWidth, facts.previewHeight, facts.previewRGBA)
@@ -71,14 +86,23 @@ enum InfoDocument {
             } catch {
                 throw ServiceFailure(error, stage: "header")
             }
-            document.append(
-                (
-                    "output",
-                    JSONText.object([
-                        ("width", "\(order.plan.output.width)"), ("height", "\(order.plan.output.height)"),
-                        ("format", JSONText.string(order.format.rawValue)),
-                    ])
-                ))
+            var output = [
+                ("width", "\(order.plan.output.width)"), ("height", "\(order.plan.output.height)"),
+                ("format", JSONText.string(order.format.rawValue)),
+            ]
+            if let best = order.best {
+                if let chosen {
+                    output[2] = ("format", JSONText.string(chosen.choice.format.rawValue))
+                    output.append(("chosen", JSONText.string(chosen.choice.name)))
+                    if let q = chosen.quality { output.append(("quality", "\(q)")) }
+                } else {
+                    let names = best.lossy.map(\.rawValue) + best.lossless.map { $0 == .webp ? "webp-lossless" : "png" }
+                    output[2] = ("format", JSONText.string("best"))
+                    output.append(("candidates", "[" + names.map { JSONText.string($0) }.joined(separator: ",") + "]"))
+                    undecided = true
+                }
+            }
+            document.append(("output", JSONText.object(output)))
         }
         return Array((JSONText.object(document) + "\n").utf8)
     }

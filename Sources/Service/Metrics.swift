@@ -1,3 +1,4 @@
+import Core
 import HTTP
 import Stores
 import Synchronization
@@ -40,6 +41,8 @@ final class Metrics: Sendable {
         var purges = 0
         var purged = 0
         var render = Histogram(bounds: Metrics.bounds)
+        /// `format=best`'s choices, by `BestChoice.names`.
+        var best = [Int](repeating: 0, count: BestChoice.names.count)
     }
 
     /// Render-time histogram bounds, in seconds.
@@ -69,6 +72,11 @@ final class Metrics: Sendable {
     /// A request found its source known and current (or servable while re-checked), or not.
     func sourceCache(hit: Bool) {
         counters.withLock { if hit { $0.sourceHits += 1 } else { $0.sourceMisses += 1 } }
+    }
+
+    func bestChosen(_ choice: BestChoice) {
+        guard let i = BestChoice.names.firstIndex(of: choice.name) else { return }
+        counters.withLock { $0.best[i] += 1 }
     }
 
     func rendered(seconds: Double) {
@@ -109,6 +117,9 @@ final class Metrics: Sendable {
             "aspect_coalesced_waiters_total", "counter", "Requests that waited for an identical render in flight.",
             c.coalesced)
         out.histogram("aspect_render_seconds", "Time to render one thumbnail.", c.render)
+        out.metric(
+            "aspect_best_format_total", "counter", "Formats format=best chose, by format (webp-lossless apart).",
+            BestChoice.names.enumerated().map { (#"{format="\#($0.element)"}"#, "\(c.best[$0.offset])") })
         out.metric("aspect_purges_total", "counter", "POST /purge requests carried out.", c.purges)
         if let shared = results.sharedFigures {
             out.metric("aspect_shared_hits_total", "counter", "Local misses found in the shared tier.", shared.hits)

@@ -14,6 +14,9 @@ final class RecentKeys: Sendable {
         var query: String
         /// What `format=auto` would choose by: `AcceptHeader.autoTag`.
         var autoTag: String
+        /// What `format=best` would weigh: `AcceptHeader.bestTag`, where the target may ask
+        /// for best (it says "best", or `output.format` is best); else empty.
+        var bestTag = ""
 
         /// By the query alone (the tag is compared, not hashed): one string hashed per hit.
         func hash(into hasher: inout Hasher) { hasher.combine(query) }

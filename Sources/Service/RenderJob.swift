@@ -12,6 +12,9 @@ struct RenderJob: Sendable {
     let key: CacheKey
     /// Where `/info`'s answer goes when the render gives its facts; nil: not wanted.
     let infoKey: CacheKey?
+    /// For `/info` of a `format=best` output: the key its `/thumb` is kept under, whose
+    /// kind says the choice once made.
+    var bestKey: CacheKey? = nil
     let headers: AnswerHeaders
     let limits: RequestLimits
     let sources: any SourceStore
@@ -28,23 +31,30 @@ struct RenderJob: Sendable {
             if let hit = results.result(key.hex), let bytes = hit.bytes {
                 return .success(
                     ServiceHandler.Rendered(
-                        bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind)))
+                        bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind),
+                        chosen: ResultKind.chosen(hit.kind)))
             }
             // Another replica may have made it: the shared tier, if there is one.
             if let hit = results.sharedResult(key.hex, source: request.src), let bytes = hit.bytes {
                 return .success(
                     ServiceHandler.Rendered(
                         bytes: bytes, contentType: hit.contentType, quality: ResultKind.quality(hit.kind),
-                        cache: "HIT"))
+                        chosen: ResultKind.chosen(hit.kind), cache: "HIT"))
             }
             let start = Clock.now()
             do throws(ServiceFailure) {
                 let file = try sources.open(identity).get()
                 if let info {
                     let facts = try renderer.describe(file, reading: request.reading)
+                    let made = bestKey.flatMap { results.result($0.hex) }
+                    let chosen = made.flatMap { m in ResultKind.chosen(m.kind).map { ($0, ResultKind.quality(m.kind)) }
+                    }
+                    var undecided = false
                     let json = try InfoDocument.make(
-                        facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput)
-                    results.keep(key.hex, json, kind: ResultKind.info, source: request.src)
+                        facts, request: request, limits: limits, accept: accept, withOutput: info.wantsOutput,
+                        chosen: chosen, undecided: &undecided)
+                    // Not kept while best's choice is not made: the next /info says it.
+                    if !undecided { results.keep(key.hex, json, kind: ResultKind.info, source: request.src) }
                     return .success(
                         ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
                 }
@@ -61,10 +71,13 @@ struct RenderJob: Sendable {
                         results.keep(infoKey.hex, json, kind: ResultKind.info, source: request.src)
                     }
                 }
+                if let chosen = r.chosen { metrics.bestChosen(chosen) }
                 results.keep(
-                    key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality), source: request.src)
+                    key.hex, r.bytes, kind: ResultKind.image(r.format, quality: r.quality, chosen: r.chosen),
+                    source: request.src)
                 return .success(
-                    ServiceHandler.Rendered(bytes: r.bytes, contentType: r.format.mimeType, quality: r.quality))
+                    ServiceHandler.Rendered(
+                        bytes: r.bytes, contentType: r.format.mimeType, quality: r.quality, chosen: r.chosen))
             } catch {
                 return .failure(error)
             }
@@ -73,7 +86,9 @@ struct RenderJob: Sendable {
         switch result {
         case .success(let r):
             return HTTPResponse(
-                status: 200, headers: headers.complete(contentType: r.contentType, cache: r.cache, quality: r.quality),
+                status: 200,
+                headers: headers.complete(
+                    contentType: r.contentType, cache: r.cache, quality: r.quality, chosen: r.chosen),
                 body: .bytes(r.bytes),
                 logNote: r.cache == "HIT" ? "cache=HIT shared" : coalesced ? "cache=MISS coalesced" : "cache=MISS")
         case .failure(let failure):

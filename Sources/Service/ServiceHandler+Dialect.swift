@@ -15,7 +15,8 @@ extension ServiceHandler {
         let accept = request.headers["Accept"]
         let memoKey = RecentKeys.Target(
             query: dialect + "\u{0}" + request.rawPath,
-            autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl))
+            autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl),
+            bestTag: bestTag(accept, mayBeBest: request.rawPath.contains("best")))
         if let known = recent.get(memoKey), isCurrent(known) {
             return (memoKey, serveCached(request, key: known.key, headers: known.headers))
         }

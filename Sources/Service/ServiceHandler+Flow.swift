@@ -136,11 +136,16 @@ extension ServiceHandler {
         if known.endpoint == .thumb, let format = parsed.sourceFormat, parsed.answersSource(format: format) {
             return sourceAnswer(known, identity, format: format)
         }
-        // For auto, what varies with the client is whether WebP is acceptable.
+        // For auto, what varies with the client is whether WebP is acceptable; for best,
+        // which of the formats it weighs the client takes.
         var formatTag =
-            parsed.format == .auto ? known.memoKey.autoTag : parsed.format.rawValue
+            switch parsed.format {
+            case .auto: known.memoKey.autoTag
+            case .best: AcceptHeader.bestTag(known.accept, formats: limits.bestFormats)
+            default: parsed.format.rawValue
+            }
         var canonical = parsed.canonical
-        var auto = parsed.format == .auto
+        var auto = parsed.format.variesWithAccept
         if known.endpoint == .info {
             // Another entry than any /thumb's; its output's format only when it has one.
             canonical = "/info?" + canonical
@@ -154,10 +159,13 @@ extension ServiceHandler {
         var rendering = config.images.renderingTag
         if let mark = parsed.watermark.flatMap({ config.watermarks[$0] }) { rendering += " watermark=" + mark.digest }
         if parsed.reading.faces, !config.faces.upsample { rendering += " faces=once" }
-        if known.endpoint == .thumb, parsed.searchesQuality(limits) {
-            rendering += " " + limits.autoQuality.description
+        var thumbRendering = rendering
+        if parsed.searchesQuality(limits) || parsed.format == .best {
+            thumbRendering += " " + limits.autoQuality.description
         }
-        let key = CacheKey(canonical: canonical, source: identity, format: formatTag, rendering: rendering)
+        let key = CacheKey(
+            canonical: canonical, source: identity, format: formatTag,
+            rendering: known.endpoint == .thumb ? thumbRendering : rendering)
         let image = known.endpoint == .thumb
         var common = commonHeaders(
             key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image,
@@ -183,11 +191,15 @@ extension ServiceHandler {
                 rendering: config.images.renderingTag)
             if results.result(k.hex) == nil { infoKey = k }
         }
-        let job = RenderJob(
+        var job = RenderJob(
             identity: identity, request: parsed, accept: known.accept, key: key, infoKey: infoKey, headers: headers,
             limits: limits, sources: sources, results: results, renderer: renderer, metrics: metrics,
             coalescer: coalescer, info: known.endpoint == .info ? InfoOptions(wantsOutput: known.wantsOutput) : nil)
-        return .work { job.run() }
+        if known.endpoint == .info, known.wantsOutput, parsed.format == .best {
+            job.bestKey = CacheKey(
+                canonical: parsed.canonical, source: identity, format: formatTag, rendering: thumbRendering)
+        }
+        return .work { [job] in job.run() }
     }
 
     /// A 304 for a matching If-None-Match, or the stored result; nil on a miss.

@@ -23,7 +23,8 @@ extension ServiceHandler {
         var memoQuery = endpoint == .thumb ? request.query : "/info?" + request.query
         if let hints, !hints.memo.isEmpty { memoQuery += hints.memo }
         if saveData { memoQuery += "\u{0}save-data" }
-        let memoKey = RecentKeys.Target(query: memoQuery, autoTag: autoTag)
+        let memoKey = RecentKeys.Target(
+            query: memoQuery, autoTag: autoTag, bestTag: bestTag(accept, mayBeBest: request.query.contains("best")))
         if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
@@ -71,5 +72,13 @@ extension ServiceHandler {
             CheckedRequest(
                 request: request, parsed: parsed, memoKey: memoKey, accept: accept, endpoint: endpoint,
                 wantsOutput: wantsOutput))
+    }
+
+    /// `AcceptHeader.bestTag` where a request may be `format=best` (`mayBeBest`: its
+    /// target says "best"; or `output.format` or a preset says it); else empty, and
+    /// `Accept` is read no further on a hit.
+    func bestTag(_ accept: String?, mayBeBest: Bool) -> String {
+        guard mayBeBest || bestWithoutSaying else { return "" }
+        return AcceptHeader.bestTag(accept, formats: limits.bestFormats)
     }
 }

@@ -42,6 +42,9 @@ public struct ServiceHandler: HTTPHandler {
     /// Whether the sources fetch (an HTTP or S3 root): only then are source-cache hits
     /// and misses counted, so a folder root's requests take no lock for them.
     let countsSourceCache: Bool
+    /// Whether any request may be `format=best` whatever its target says: `output.format`
+    /// is best, or a preset (native or imgproxy's) names it.
+    let bestWithoutSaying: Bool
 
     public init(
         config: Config, sources: any SourceStore, results: any ResultStore, renderer: any Renderer,
@@ -50,6 +53,9 @@ public struct ServiceHandler: HTTPHandler {
         self.fallback = fallback
         self.config = config
         limits = config.requestLimits
+        bestWithoutSaying =
+            limits.defaultFormat == .best || config.presets.values.contains { $0.contains("best") }
+            || config.imgproxy.presets.values.contains { $0.contains("best") }
         self.sources = sources
         self.results = results
         self.renderer = renderer
@@ -77,6 +83,8 @@ public struct ServiceHandler: HTTPHandler {
         var contentType: String
         /// The quality the encoder chose, said in `X-Quality`.
         var quality: Int? = nil
+        /// `format=best`'s choice, said in `X-Format-Chosen`.
+        var chosen: BestChoice? = nil
         /// `X-Cache`: a render is a MISS; a result another replica made, from the shared tier, a HIT.
         var cache = "MISS"
     }

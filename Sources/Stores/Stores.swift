@@ -127,26 +127,38 @@ public enum ResultKind {
         ImageFormat(rawValue: String(kind.prefix { $0 != "-" }))?.mimeType ?? "application/json"
     }
 
-    /// An image result's kind: its format, and `-qN` when the encoder chose the quality
-    /// (`q=auto`, `maxbytes`), so that a hit can say it (`X-Quality`).
-    public static func image(_ format: ImageFormat, quality: Int?) -> String {
-        quality.map { "\(format.rawValue)-q\($0)" } ?? format.rawValue
+    /// An image result's kind: its format; `-qN` when the encoder chose the quality
+    /// (`q=auto`, `maxbytes`), so that a hit can say it (`X-Quality`); `-best` when
+    /// `format=best` chose the format, `-best-lossless` for WebP's lossless mode, so that
+    /// a hit can say the choice (`X-Format-Chosen`).
+    public static func image(_ format: ImageFormat, quality: Int?, chosen: BestChoice? = nil) -> String {
+        var kind = format.rawValue
+        if let quality { kind += "-q\(quality)" }
+        if let chosen { kind += chosen.lossless && chosen.format == .webp ? "-best-lossless" : "-best" }
+        return kind
     }
 
     /// The quality a kind names, if any.
     public static func quality(_ kind: String) -> Int? {
-        guard let dash = kind.firstIndex(of: "-") else { return nil }
-        let rest = kind[kind.index(after: dash)...]
-        guard rest.first == "q" else { return nil }
-        return Int(rest.dropFirst())
+        guard let token = kind.split(separator: "-").dropFirst().first, token.first == "q" else { return nil }
+        return Int(token.dropFirst())
+    }
+
+    /// `format=best`'s choice a kind names, if any.
+    public static func chosen(_ kind: String) -> BestChoice? {
+        let tokens = kind.split(separator: "-")
+        guard tokens.contains("best"), let first = tokens.first, let format = ImageFormat(rawValue: String(first))
+        else { return nil }
+        return BestChoice(format: format, lossless: format == .png || tokens.last == "lossless")
     }
 
     /// Whether a stored file's kind is one this version writes.
     public static func isKnown(_ kind: String) -> Bool {
         if kind == info { return true }
-        guard let dash = kind.firstIndex(of: "-") else { return ImageFormat(rawValue: kind) != nil }
-        return ImageFormat(rawValue: String(kind[..<dash])) != nil
-            && quality(kind).map { (1...100).contains($0) } == true
+        guard let format = ImageFormat(rawValue: String(kind.prefix { $0 != "-" })) else { return false }
+        let quality = quality(kind)
+        if let quality, !(1...100).contains(quality) { return false }
+        return image(format, quality: quality, chosen: chosen(kind)) == kind
     }
 }
 
@@ -182,12 +194,17 @@ public struct RenderedImage: Sendable {
     /// `/info`'s facts from the render's own decode, when asked for and the decode could
     /// give them (a whole still source: SPEC: Efficiency).
     public var facts: SourceFacts?
+    /// `format=best`'s choice (`format` is its format), when it chose.
+    public var chosen: BestChoice?
 
-    public init(bytes: [UInt8], format: ImageFormat, quality: Int? = nil, facts: SourceFacts? = nil) {
+    public init(
+        bytes: [UInt8], format: ImageFormat, quality: Int? = nil, facts: SourceFacts? = nil, chosen: BestChoice? = nil
+    ) {
         self.bytes = bytes
         self.format = format
         self.quality = quality
         self.facts = facts
+        self.chosen = chosen
     }
 }
 

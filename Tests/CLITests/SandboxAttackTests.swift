@@ -144,6 +144,7 @@ import Testing
         var peak = before
         for mode in [
             "huge-size", "nan", "int-max", "sparse", "unsealed", "truncated", "two-fds", "flood", "wrong-size",
+            "false-choice",
         ] {
             let protocolBefore = try IsolationTests.restarts(server, "protocol")
             let r = try ask(mode)

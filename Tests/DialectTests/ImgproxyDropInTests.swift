@@ -139,6 +139,9 @@ import Testing
         #expect(try kept(animated) == .gif)
         // `@png` or `f:` wins; `/thumb` never takes `source`.
         #expect(try Self.parse("/insecure/plain/a.webp@png").request.format == .png)
+        // imgproxy Pro's `best`: the native format=best.
+        #expect(try Self.parse("/insecure/plain/a.webp@best").request.format == .best)
+        #expect(try Self.parse("/insecure/f:best/plain/a.jpg").request.format == .best)
         #expect(throws: AspectError.self) { try ThumbRequest.parse(query: "src=a&format=source", limits: Self.limits) }
     }
 

@@ -13,6 +13,8 @@ the worker's protocol on descriptor 3, but answers each job as the job's source 
     two-fds      two descriptors beside one message
     flood        asks for a plan a thousand times
     wrong-size   a real PNG of 7 × 3 pixels, whatever the plan
+    false-choice a real PNG of the planned size said to be format=best's choice,
+                 where no format=best was planned
     honest       a real PNG of the planned size
 
 The service's messages: a byte with a sealed memfd beside it holding an 8-byte
@@ -108,5 +110,9 @@ while True:
         send(rendered(len(png(w, h))), png(w, h), fds=2)
     elif mode == "wrong-size":
         send(rendered(len(png(7, 3))), png(7, 3))
+    elif mode == "false-choice":
+        answer = rendered(len(png(w, h)))
+        answer["rendered"]["chosen"] = {"format": "png", "lossless": True}
+        send(answer, png(w, h))
     else:
         send(rendered(len(png(w, h))), png(w, h))

@@ -1,6 +1,8 @@
+import Core
 import Foundation
 import Glibc
 import Hashing
+import Stores
 import Testing
 
 @testable import Cache
@@ -147,3 +149,28 @@ import Testing
     }
 }
 
+/// A result's kind through the index's two bytes: `format=best`'s choice survives, so a
+/// hit says it (`X-Format-Chosen`) as the render did.
+@Suite struct ResultKindCodeTests {
+    @Test func everyKindThisVersionWritesRoundTrips() throws {
+        var kinds = [ResultKind.info]
+        for format in ImageFormat.allCases {
+            kinds += [ResultKind.image(format, quality: nil), ResultKind.image(format, quality: 62)]
+        }
+        for name in BestChoice.names {
+            let choice = try #require(BestChoice(name: name))
+            kinds += [ResultKind.image(choice.format, quality: choice.lossless ? nil : 47, chosen: choice)]
+        }
+        for kind in kinds {
+            #expect(ResultKind.isKnown(kind), "\(kind)")
+            let code = try #require(Kinds.code(kind), "\(kind)")
+            #expect(Kinds.name(code) == kind)
+        }
+        #expect(ResultKind.chosen("webp-q47-best") == BestChoice(format: .webp, lossless: false))
+        #expect(ResultKind.chosen("webp-best-lossless") == BestChoice(format: .webp, lossless: true))
+        #expect(ResultKind.quality("avif-q47-best") == 47 && ResultKind.chosen("avif-q47") == nil)
+        for bad in ["webp-lossless", "jpeg-best-lossless", "png-q0", "avif-best-q40", "gif-q101", "webp-q40-best-x"] {
+            #expect(!ResultKind.isKnown(bad), "\(bad)")
+        }
+    }
+}

@@ -137,6 +137,7 @@ int cvips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality, in
                    int optimize_coding);
 int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression, int strip);
 int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+int cvips_webpsave_lossless(VipsImage *in, void **buffer, size_t *length, int strip);
 int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
 int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);

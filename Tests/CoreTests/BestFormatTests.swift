@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import Configuration
+@testable import Core
+
+/// `format=best`'s candidates, tags and plan (SPEC: Efficiency), before any pixel.
+@Suite struct BestFormatTests {
+    static let source = SourceDescription(
+        size: Size(width: 4000, height: 3000), hasAlpha: false, format: "jpeg", bytes: 1)
+
+    static func order(
+        _ query: String, accept: String?, source: SourceDescription = source, limits: RequestLimits = RequestLimits()
+    )
+        throws -> RenderOrder
+    {
+        try RenderOrder.plan(
+            ThumbRequest.parse(query: query, limits: limits), source: source, limits: limits, accept: accept)
+    }
+
+    @Test func theCandidatesAreWhatAcceptListsJPEGAndPNGAlways() throws {
+        let all = try #require(
+            try Self.order("src=a&w=300&format=best", accept: "image/avif,image/webp,image/jxl,*/*").best)
+        #expect(all.lossy == [.avif, .jxl, .webp, .jpeg] && all.lossless == [.png, .webp] && !all.losslessAlways)
+        let webp = try #require(try Self.order("src=a&w=300&format=best", accept: "image/webp,*/*").best)
+        #expect(webp.lossy == [.webp, .jpeg] && webp.lossless == [.png, .webp])
+        for accept in ["*/*", "image/avif;q=0,image/webp;q=0", nil] {
+            let plain = try #require(try Self.order("src=a&w=300&format=best", accept: accept).best)
+            #expect(plain.lossy == [.jpeg] && plain.lossless == [.png], "\(accept ?? "none")")
+        }
+        // output.bestFormats narrows what is weighed, whatever Accept says.
+        var limits = RequestLimits()
+        limits.bestFormats = [.webp]
+        let narrowed = try #require(
+            try Self.order("src=a&w=300&format=best", accept: "image/avif,image/webp", limits: limits).best)
+        #expect(narrowed.lossy == [.webp] && narrowed.lossless == [.png, .webp])
+        // With nothing lossy left, the lossless ones are weighed for any picture.
+        let none = try #require(try Self.order("src=a&w=300&format=best", accept: "*/*", limits: limits).best)
+        #expect(none.lossy == [.jpeg] && none.losslessAlways == false)
+    }
+
+    @Test func aResultWithAlphaWeighsNoJPEGAndAlwaysTheLosslessOnes() throws {
+        var alpha = Self.source
+        alpha.hasAlpha = true
+        let order = try Self.order("src=a&w=300&format=best", accept: "image/webp", source: alpha)
+        let best = try #require(order.best)
+        #expect(best.lossy == [.webp] && best.losslessAlways && order.format == .webp)
+        let circle = try #require(try Self.order("src=a&w=300&shape=circle&format=best", accept: "*/*").best)
+        #expect(circle.lossy.isEmpty && circle.lossless == [.png] && circle.losslessAlways)
+        // Padding on an opaque colour keeps an opaque source opaque: JPEG stays.
+        let padded = try #require(
+            try Self.order("src=a&w=300&h=300&mode=pad&bg=ffffff&format=best", accept: "*/*").best)
+        #expect(padded.lossy == [.jpeg] && !padded.losslessAlways)
+    }
+
+    @Test func bestIsAutoWithAQualityMaxBytesALargeOutputOrAnAnimation() throws {
+        let accept = "image/avif,image/webp"
+        #expect(try Self.order("src=a&w=300&format=best", accept: accept).autoQuality != nil)
+        for query in [
+            "src=a&w=300&format=best&q=70", "src=a&w=300&format=best&maxbytes=5000", "src=a&w=1633&format=best",
+        ] {
+            let order = try Self.order(query, accept: accept)
+            #expect(order.best == nil && order.format == .webp, "\(query)")
+        }
+        var animated = Self.source
+        animated.frames = 5
+        let moving = try Self.order("src=a&w=300&format=best", accept: accept, source: animated)
+        #expect(moving.best == nil && moving.animated && moving.format == .webp)
+        // 1632 × 1224 is under 2,000,000 pixels; 1633 × 1225 is over.
+        #expect(try Self.order("src=a&w=1632&format=best", accept: accept).best != nil)
+    }
+
+    @Test func theTagNamesTheAcceptedSetAndNothingElse() {
+        let formats = Defaults.Output.bestFormats
+        #expect(AcceptHeader.bestTag(nil, formats: formats) == "best")
+        #expect(AcceptHeader.bestTag("*/*", formats: formats) == "best")
+        #expect(AcceptHeader.bestTag("image/webp,image/avif,image/jxl,*/*", formats: formats) == "best+avif+jxl+webp")
+        #expect(AcceptHeader.bestTag("image/webp;q=0.9, image/png", formats: formats) == "best+webp")
+        #expect(AcceptHeader.bestTag("image/avif,image/webp", formats: [.webp, .jpeg]) == "best+webp")
+    }
+
+    @Test func theChoiceHasANameForEachWayItCanGo() {
+        #expect(BestChoice(format: .webp, lossless: true).name == "webp-lossless")
+        #expect(BestChoice(format: .png, lossless: true).name == "png")
+        for name in BestChoice.names { #expect(BestChoice(name: name)?.name == name) }
+        #expect(BestChoice(name: "gif") == nil && BestChoice(name: "tiff") == nil)
+    }
+
+    @Test func formatBestParsesAndTheDefaultCanBeIt() throws {
+        #expect(try ThumbRequest.parse(query: "src=a&format=best", limits: RequestLimits()).format == .best)
+        var limits = RequestLimits()
+        limits.defaultFormat = .best
+        let unnamed = try ThumbRequest.parse(query: "src=a&w=10", limits: limits)
+        #expect(unnamed.format == .best && unnamed.canonical.contains("format=best"))
+        #expect(try ThumbRequest.parse(query: "src=a&w=10&format=jpeg", limits: limits).format == .jpeg)
+        func load(_ env: [String: String]) throws(ConfigError) -> Config {
+            try Config.load(
+                ConfigSources(
+                    filePath: nil, fileContents: nil, environment: env, flags: [:], workingDirectory: "/srv/aspect"))
+        }
+        let c = try load(["ASPECT_OUTPUT_FORMAT": "best", "ASPECT_OUTPUT_BESTFORMATS": "webp, jpeg"])
+        #expect(c.requestLimits.defaultFormat == .best && c.requestLimits.bestFormats == [.webp, .jpeg])
+        #expect(try load([:]).requestLimits.bestFormats == [.avif, .webp, .jxl, .jpeg])
+        for (key, value) in [
+            ("ASPECT_OUTPUT_BESTFORMATS", "webp,png"), ("ASPECT_OUTPUT_FORMAT", "webp"),
+            ("ASPECT_OUTPUT_BESTMAXPIXELS", "0"),
+        ] {
+            #expect(throws: ConfigError.self) { try load([key: value]) }
+        }
+    }
+}
