@@ -408,9 +408,9 @@ int cvips_tiffsave_deflate(VipsImage *in, void **buffer, size_t *length, int str
                                 strip ? TRUE : FALSE, NULL);
 }
 
-int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {
+int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip, int effort) {
     return vips_heifsave_buffer(in, buffer, length, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
-                                "strip", strip ? TRUE : FALSE, NULL);
+                                "strip", strip ? TRUE : FALSE, "effort", effort, NULL);
 }
 
 int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {

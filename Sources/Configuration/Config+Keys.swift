@@ -241,6 +241,10 @@ extension Config {
             $0.output.bestFormats.map(\.rawValue).joined(separator: ",")
         },
         .integer(
+            "output.avifEffort", 0...9,
+            "libvips' AVIF effort: 0 fastest, 9 smallest (1 is imgproxy's speed 8; libvips' own default, 4, takes about 23× as long)",
+            \.output.avifEffort),
+        .integer(
             "output.bestMaxPixels", 1...100_000_000, "past this many output pixels, format=best is format=auto",
             \.output.bestMaxPixels),
         .boolean(

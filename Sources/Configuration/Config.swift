@@ -152,6 +152,8 @@ public struct Config: Equatable, Sendable {
         public var bestFormats = Defaults.Output.bestFormats
         /// Past this many output pixels, `best` is `auto`.
         public var bestMaxPixels = Defaults.Output.bestMaxPixels
+        /// libvips' AVIF effort, 0 fastest … 9.
+        public var avifEffort = Defaults.Output.avifEffort
     }
 
     /// What format a request without `format` gets (SPEC: Efficiency).

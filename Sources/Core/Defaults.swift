@@ -56,6 +56,10 @@ public enum Defaults {
         /// Past this many output pixels `best` is `auto`: every candidate is a search of
         /// its own, and a large result's encodes cost the most.
         public static let bestMaxPixels = 2_000_000
+        /// libvips' AVIF effort (0 fastest … 9; aom's speed is 9 − effort): 1, aom's speed 8.
+        /// libvips' own 4 takes about 23× as long for about 12% fewer bytes at one quality
+        /// (BENCHMARKS.md, issue 54, which also says which peer chose the same).
+        public static let avifEffort = 1
     }
 
     /// `video.*`.

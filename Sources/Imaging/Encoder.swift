@@ -34,7 +34,7 @@ enum Encoder {
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, maxBytes: Int?,
         keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false,
-        profile: [UInt8]? = nil, best: BestCandidates? = nil
+        profile: [UInt8]? = nil, best: BestCandidates? = nil, avifEffort: Int = Defaults.Output.avifEffort
     ) throws(ImagingError) -> Encoded {
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
@@ -42,7 +42,8 @@ enum Encoder {
             -> [UInt8]
         {
             try Encoder.encode(
-                image, format: format, quality: quality, animation: animation, rights: rights, profile: profile)
+                image, format: format, quality: quality, animation: animation, rights: rights, profile: profile,
+                avifEffort: avifEffort)
         }
         var chosen: Encoded?
         // Decoded once: every encode below reads the same pixels, not the pipeline again.
@@ -56,7 +57,8 @@ enum Encoder {
         if let best, let autoQuality, animation == nil {
             return try Self.best(try pixels(), best, autoQuality) { image, format, q, lossless throws(ImagingError) in
                 try Encoder.encode(
-                    image, format: format, quality: q, rights: rights, profile: profile, lossless: lossless)
+                    image, format: format, quality: q, rights: rights, profile: profile, lossless: lossless,
+                    avifEffort: avifEffort)
             }
         }
         if let autoQuality, animation == nil, AutoQuality.formats.contains(format) {
@@ -192,7 +194,7 @@ enum Encoder {
     /// EXIF or XMP: JPEG, WebP, AVIF both; PNG the XMP; GIF and JPEG XL none in libvips 8.14).
     static func encode(
         _ image: VImage, format: ImageFormat, quality: Int?, animation: Animation? = nil, rights: Copyright? = nil,
-        profile: [UInt8]? = nil, lossless: Bool = false
+        profile: [UInt8]? = nil, lossless: Bool = false, avifEffort: Int = Defaults.Output.avifEffort
     )
         throws(ImagingError) -> [UInt8]
     {
@@ -226,7 +228,7 @@ enum Encoder {
                 lossless
                     ? cvips_webpsave_lossless(image.pointer, buffer, length, strip)
                     : cvips_webpsave(image.pointer, buffer, length, q, strip)
-            case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip)
+            case .avif: cvips_avifsave(image.pointer, buffer, length, q, strip, Int32(min(max(avifEffort, 0), 9)))
             case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, strip)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             case .tiff: cvips_tiffsave_deflate(image.pointer, buffer, length, strip)
@@ -262,7 +264,7 @@ enum Encoder {
         guard
             let tiny = try? VImage.fromPixels([UInt8](repeating: 128, count: 8 * 8 * 3), width: 8, height: 8, bands: 3)
         else { return false }
-        let ok = takeBuffer { cvips_avifsave(tiny.pointer, $0, $1, 50, 1) } != nil
+        let ok = takeBuffer { cvips_avifsave(tiny.pointer, $0, $1, 50, 1, 0) } != nil
         _ = Vips.takeError()
         return ok
     }()

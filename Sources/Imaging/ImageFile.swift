@@ -92,7 +92,7 @@ public enum ImageFile {
             case .png: cvips_pngsave(image.pointer, buffer, length, 6, 0)
             case .webp: cvips_webpsave(image.pointer, buffer, length, q, 0)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
-            case .avif: cvips_avifsave(image.pointer, buffer, length, q, 0)
+            case .avif: cvips_avifsave(image.pointer, buffer, length, q, 0, Int32(Defaults.Output.avifEffort))
             case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, 0)
             case .tiff: cvips_tiffsave(image.pointer, buffer, length)
             }

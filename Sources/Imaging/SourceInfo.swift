@@ -75,6 +75,8 @@ public struct ImagingLimits: Equatable, Sendable, Codable {
     /// `faces.upsample`: a second look for faces on a copy twice as large where the first
     /// finds none.
     public var faceUpsample = true
+    /// `output.avifEffort`: libvips' AVIF effort, 0 fastest … 9.
+    public var avifEffort = Defaults.Output.avifEffort
 
     /// The formats served unless configured otherwise: `images.formats`' default.
     public static let defaultFormats = Set(Defaults.formats)

@@ -51,7 +51,7 @@ extension Thumbnailer {
             try Encoder.encode(
                 image, format: format, quality: quality, maxBytes: maxBytes, keepCopyright: limits.keepCopyright,
                 autoQuality: autoQuality, unmetKeepsFirst: plan.maxBytesUnmetKeepsFirst, profile: info.keptProfile,
-                best: best)
+                best: best, avifEffort: limits.avifEffort)
         }
     }
 

@@ -117,6 +117,7 @@ extension ImagingLimits {
         videoDefaultSeconds = config.video.defaultSeconds
         keepCopyright = config.output.keepCopyright
         faceUpsample = config.faces.upsample
+        avifEffort = config.output.avifEffort
     }
 }
 

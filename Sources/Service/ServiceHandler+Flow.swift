@@ -159,6 +159,8 @@ extension ServiceHandler {
         var rendering = config.images.renderingTag
         if let mark = parsed.watermark.flatMap({ config.watermarks[$0] }) { rendering += " watermark=" + mark.digest }
         if parsed.reading.faces, !config.faces.upsample { rendering += " faces=once" }
+        // AVIF's effort changes an AVIF's bytes: part of the key of whatever may be AVIF.
+        if formatTag.contains("avif") { rendering += " avif-effort=\(config.output.avifEffort)" }
         var thumbRendering = rendering
         if parsed.searchesQuality(limits) || parsed.format == .best {
             thumbRendering += " " + limits.autoQuality.description

@@ -122,6 +122,7 @@ import Testing
             "output.format": "best",
             "output.bestFormats": "webp,jpeg",
             "output.bestMaxPixels": "500000",
+            "output.avifEffort": "4",
             "video.previewFrameMs": "250",
             "faces.upsample": "false",
             "server.isolation": "thread",

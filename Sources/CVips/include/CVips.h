@@ -139,7 +139,8 @@ int cvips_pngsave(VipsImage *in, void **buffer, size_t *length, int compression,
 int cvips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_webpsave_lossless(VipsImage *in, void **buffer, size_t *length, int strip);
 int cvips_gifsave(VipsImage *in, void **buffer, size_t *length);
-int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
+/// `effort`: 0 fastest … 9 (aom's speed is 9 − effort).
+int cvips_avifsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip, int effort);
 int cvips_jxlsave(VipsImage *in, void **buffer, size_t *length, int quality, int strip);
 int cvips_tiffsave(VipsImage *in, void **buffer, size_t *length);
 /// TIFF as a result: lossless (deflate); `strip` drops the metadata.
