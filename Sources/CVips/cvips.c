@@ -270,6 +270,10 @@ int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out) {
     return vips_arrayjoin(in, out, n, "across", 1, NULL);
 }
 
+int cvips_arrayjoin_grid(VipsImage **in, int n, int across, VipsImage **out) {
+    return vips_arrayjoin(in, out, n, "across", across, NULL);
+}
+
 void cvips_get_animation(VipsImage *in, int *page_height, const int **delay, int *n_delay, int *loop) {
     *page_height = vips_image_get_page_height(in);
     if (*page_height == in->Ysize) *page_height = 0;

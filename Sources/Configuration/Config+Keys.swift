@@ -211,6 +211,9 @@ extension Config {
             "limits.maxVideoSeconds", 0.1...3600,
             "most seconds of video decoded forward from a keyframe to reach a wanted frame (more: 413)",
             \.limits.maxVideoSeconds),
+        .integer(
+            "limits.maxTiles", 1...400, "the most tiles on a storyboard's sheet (tiles=COLSxROWS, each side 1 to 20)",
+            \.limits.maxTiles),
         .boolean(
             "output.keepCopyright",
             "keep the source's EXIF Copyright and Artist and XMP dc:rights and dc:creator, and no other metadata",

@@ -129,6 +129,8 @@ public struct Config: Equatable, Sendable {
         public var maxSvgElements = Defaults.Limits.maxSvgElements
         /// Most seconds of video decoded forward from a keyframe to reach a wanted frame.
         public var maxVideoSeconds = Defaults.Limits.maxVideoSeconds
+        /// The most tiles on a storyboard's sheet.
+        public var maxTiles = Defaults.Limits.maxTiles
         /// A render worker's address-space limit (SPEC: Isolation).
         public var workerMemoryBytes = Defaults.Limits.workerMemoryBytes
         /// How long a source that killed a render worker is refused without a try.
@@ -337,7 +339,7 @@ public struct Config: Equatable, Sendable {
             autoQuality: AutoQuality(
                 min: output.autoQualityMin, max: output.autoQualityMax, ssim: output.autoQualitySSIM),
             autoQualityByDefault: output.quality == .auto, defaultFormat: output.format == .best ? .best : .auto,
-            bestFormats: output.bestFormats, bestMaxPixels: output.bestMaxPixels)
+            bestFormats: output.bestFormats, bestMaxPixels: output.bestMaxPixels, maxTiles: limits.maxTiles)
     }
 
     /// Whether `sig` is required.

@@ -15,6 +15,8 @@ extension FormatChoice {
         case .jxl: .jxl
         case .gif: .gif
         case .tiff: .tiff
+        case .mp4: .mp4
+        case .webm: .webm
         // Settled by the request's dialect where the source is known; unsettled, the
         // format a result of this kind would be without `Accept`.
         case .source: resultHasAlpha ? .png : .jpeg

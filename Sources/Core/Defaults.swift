@@ -31,6 +31,8 @@ public enum Defaults {
     /// `limits.*`.
     public enum Limits {
         public static let maxDimension = 4096
+        /// The most tiles on a storyboard's sheet (SPEC: Video).
+        public static let maxTiles = 100
         public static let maxDpr: Double = 4
         public static let maxSourceBytes: Int64 = 50 << 20
         public static let maxSourcePixels: Int64 = 50_000_000

@@ -68,6 +68,17 @@ public struct RenderOrder: Equatable, Sendable, Codable {
     /// `format=best`: the formats weighed (`format` is then the one the pipeline shapes
     /// the picture for, `auto`'s choice); nil for any other format.
     public var best: BestCandidates?
+    /// A storyboard: `moments` are its sheet's tiles, each planned by `plan`, laid out
+    /// on this grid (SPEC: Video); nil for anything else.
+    public var grid: Grid?
+
+    /// The size of the result: the plan's output; a storyboard's whole grid of them; a
+    /// video's sides rounded down to even (yuv420p needs them so).
+    public var resultSize: Size {
+        if let grid { return Size(width: grid.columns * plan.output.width, height: grid.rows * plan.output.height) }
+        guard format.isVideo else { return plan.output }
+        return Size(width: max(2, plan.output.width & ~1), height: max(2, plan.output.height & ~1))
+    }
 
     public init(
         plan: Plan, format: ImageFormat, quality: Int?, animated: Bool = false, moments: [Double] = [],
@@ -121,7 +132,23 @@ public struct RenderOrder: Equatable, Sendable, Codable {
                 try Geometry.plan(source: source.size, request: geometry, limits: limits)
             }
         var moments: [Double] = []
-        if let duration = source.duration {
+        var grid: Grid?
+        if let tiles = request.tiles {
+            guard let duration = source.duration else {
+                throw AspectError(
+                    .badParam, "tiles=\(tiles) makes a storyboard of a video, and this source is \(source.format)")
+            }
+            let board = try Storyboard(request, grid: tiles, duration: duration)
+            moments = try board.moments(sheet: request.sheet)
+            let sheet = board.sheetSize(tile: plan.output)
+            guard max(sheet.width, sheet.height) <= limits.maxDimension else {
+                throw AspectError(
+                    .badParam,
+                    "tiles=\(tiles) of \(plan.output) makes a sheet of \(sheet), over limits.maxDimension \(limits.maxDimension): ask for smaller tiles or fewer of them"
+                )
+            }
+            grid = tiles
+        } else if let duration = source.duration {
             moments = try Self.moments(request, duration: duration, limits: limits)
         } else if let n = request.frameCount {
             throw AspectError(
@@ -131,7 +158,13 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         // An animation stays one (SPEC: Animated sources): auto is WebP where accepted, else
         // GIF; JPEG, PNG and AVIF hold its first frame, as does frames=1. A video's preview
         // of N frames is an animation the same way.
-        let moving = (source.frames > 1 && !request.firstFrameOnly) || moments.count > 1
+        let moving = grid == nil && ((source.frames > 1 && !request.firstFrameOnly) || moments.count > 1)
+        if request.format.isVideoPreview, !moving {
+            throw AspectError(
+                .badParam,
+                "format=\(request.format.rawValue) makes a preview as a video: ask a video with frames=N (2 or more), or an animated GIF or WebP"
+            )
+        }
         // (`.source`, a dialect's "the source's own", is settled before a plan; unsettled,
         // it resolves as `auto` does without `Accept`.)
         // best is auto's choice as well: the picture is shaped for it, and it is the
@@ -143,7 +176,7 @@ public struct RenderOrder: Equatable, Sendable, Codable {
             ? (accept.map { AcceptHeader.accepts($0, "image/webp") } == true ? .webp : .gif)
             : choice.resolve(
                 accept: accept, resultHasAlpha: resultHasAlpha, autoAvif: limits.autoAvif, autoJxl: limits.autoJxl)
-        let animated = moving && (format == .webp || format == .gif)
+        let animated = moving && (format == .webp || format == .gif || format.isVideo)
         // Save-Data without q: the format's Save-Data quality (SPEC: Efficiency).
         let quality =
             request.quality ?? request.formatQuality[format.rawValue]
@@ -162,10 +195,11 @@ public struct RenderOrder: Equatable, Sendable, Codable {
             ? limits.autoQuality : nil
         var order = RenderOrder(
             plan: plan, format: format, quality: quality, animated: animated,
-            moments: animated ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
+            moments: animated || grid != nil ? moments : Array(moments.prefix(1)), frameDelayMs: limits.previewFrameMs,
             maxBytes: request.maxBytes, autoQuality: auto)
         order.keepCopyright = request.keepCopyright
         order.best = best
+        order.grid = grid
         return order
     }
 }

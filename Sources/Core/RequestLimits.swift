@@ -22,6 +22,8 @@ public struct RequestLimits: Equatable, Sendable {
     public var autoQualityByDefault: Bool
     /// `watermarks`: the configured ones by name, with their images' sizes once read.
     public var watermarks: [String: Watermark]
+    /// `limits.maxTiles`: the most tiles a storyboard's sheet may have.
+    public var maxTiles: Int
     /// `output.format`: the format of a request that names none (`auto` or `best`).
     public var defaultFormat: FormatChoice
     /// `output.bestFormats`: the lossy formats `format=best` weighs, where `Accept` takes them.
@@ -36,7 +38,8 @@ public struct RequestLimits: Equatable, Sendable {
         previewFrameMs: Int = Defaults.Video.previewFrameMs, saveDataQuality: [String: Int] = Defaults.saveDataQuality,
         watermarks: [String: Watermark] = [:], autoQuality: AutoQuality = AutoQuality(),
         autoQualityByDefault: Bool = false, defaultFormat: FormatChoice = .auto,
-        bestFormats: [ImageFormat] = Defaults.Output.bestFormats, bestMaxPixels: Int = Defaults.Output.bestMaxPixels
+        bestFormats: [ImageFormat] = Defaults.Output.bestFormats, bestMaxPixels: Int = Defaults.Output.bestMaxPixels,
+        maxTiles: Int = Defaults.Limits.maxTiles
     ) {
         self.maxDimension = maxDimension
         self.maxDpr = maxDpr
@@ -52,5 +55,6 @@ public struct RequestLimits: Equatable, Sendable {
         self.defaultFormat = defaultFormat
         self.bestFormats = bestFormats
         self.bestMaxPixels = bestMaxPixels
+        self.maxTiles = maxTiles
     }
 }

@@ -31,6 +31,12 @@ public struct ResultHeader: Equatable, Sendable {
             (format, size) = (.jxl, Self.jxlCodestream(b, at: 2))
         } else if b.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
             (format, size) = (.jxl, Self.jxlContainer(b))
+        } else if b.matches(Array("ftyp".utf8), at: 4), b.matches(Array("isom".utf8), at: 8) {
+            // A preview as MP4 (FFmpeg's mp4 muxer writes the isom brand); its sides are
+            // not read back: the service serves a video's bytes, it reads nothing from them.
+            (format, size) = (.mp4, nil)
+        } else if b.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) {
+            (format, size) = (.webm, nil)
         } else {
             return nil
         }

@@ -43,6 +43,9 @@ extension ThumbRequest {
         if firstFrameOnly { p.append(("frames", "1")) }
         if let frameCount { p.append(("frames", "\(frameCount)")) }
         if let time { p.append(("t", decimalString(time))) }
+        if let tiles { p.append(("tiles", tiles.description)) }
+        if let every { p.append(("every", decimalString(every))) }
+        if tiles != nil, sheet > 0 { p.append(("sheet", "\(sheet)")) }
         return p
     }
 

@@ -4,7 +4,7 @@ extension ThumbRequest {
         "src", "w", "h", "ratio", "mode", "gravity", "fx", "fy", "upscale", "dpr", "shape",
         "radius", "bg", "format", "q", "crop", "rotate", "flip", "blur", "sharpen", "frames", "page",
         "t", "extend", "padding", "pixelate", "maxbytes", "trim", "wm", "faces", "passthrough", "profile", "thumbnail",
-        "sig",
+        "tiles", "every", "sheet", "sig",
     ]
 
     /// The longest `src` accepted, in UTF-8 bytes.
@@ -244,6 +244,15 @@ extension ThumbRequest {
             if n == 1 { r.firstFrameOnly = true } else { r.frameCount = n }
         }
         if let v = values["t"] { r.time = try decimal("t", v, 0...ThumbRequest.maxSeconds) }
+        if let v = values["tiles"] { r.tiles = try Grid.parse(v, limits) }
+        if let v = values["every"] { r.every = try decimal("every", v, 0.001...ThumbRequest.maxSeconds) }
+        if let v = values["sheet"] {
+            guard let n = NumberSyntax.integer(Substring(v)), (0...ThumbRequest.maxPage).contains(n) else {
+                throw .badParam(
+                    "sheet must be an integer from 0 (the first) to \(ThumbRequest.maxPage), got \(quoted(v))")
+            }
+            r.sheet = n
+        }
         if let v = values["page"] {
             guard let n = NumberSyntax.integer(Substring(v)), (1...ThumbRequest.maxPage).contains(n) else {
                 throw .badParam("page must be an integer from 1 to \(ThumbRequest.maxPage), got \(quoted(v))")
@@ -270,6 +279,15 @@ extension ThumbRequest {
         }
         if r.radius != nil, r.shape != .rounded {
             throw .badParam("radius is the corner radius of shape=rounded; add shape=rounded or leave it out")
+        }
+        if r.tiles == nil, values["every"] != nil || values["sheet"] != nil {
+            throw .badParam("every and sheet belong to a storyboard: add tiles=COLSxROWS or leave them out")
+        }
+        if r.tiles != nil, values["frames"] != nil {
+            throw .badParam("tiles makes a storyboard and frames a preview: give one of them")
+        }
+        if r.tiles != nil, r.format.isVideoPreview {
+            throw .badParam("a storyboard is an image: format=\(r.format.rawValue) makes a preview (frames=N)")
         }
     }
 

@@ -56,6 +56,8 @@ public enum FormatChoice: String, Sendable, CaseIterable {
     case auto, jpeg, png, webp, avif, jxl, gif
     /// The smallest of the formats the client takes at `q=auto`'s quality (SPEC: Efficiency).
     case best
+    /// A preview as a video: H.264 in MP4, VP9 in WebM (SPEC: Video).
+    case mp4, webm
     /// Written when asked for (SPEC: `tiff` is never chosen by `auto`).
     case tiff
     /// A dialect's URL without a format: the source's own, as that dialect keeps it (not a
@@ -63,7 +65,9 @@ public enum FormatChoice: String, Sendable, CaseIterable {
     case source
 
     /// The values `/thumb`'s `format` takes.
-    public static let native: [FormatChoice] = [.auto, .best, .jpeg, .png, .webp, .avif, .jxl, .gif, .tiff]
+    public static let native: [FormatChoice] = [
+        .auto, .best, .jpeg, .png, .webp, .avif, .jxl, .gif, .tiff, .mp4, .webm,
+    ]
 
     /// Whether the answer's format depends on `Accept` (`Vary: Accept`).
     public var variesWithAccept: Bool { self == .auto || self == .best }
@@ -74,10 +78,14 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
     case jpeg, png, webp, avif, jxl, gif
     /// Lossless (deflate), only when asked for by name.
     case tiff
+    /// A preview as a video (only of a moving source).
+    case mp4, webm
 
-    public var hasAlpha: Bool { self != .jpeg }
+    public var hasAlpha: Bool { self != .jpeg && !isVideo }
 
-    public var mimeType: String { "image/\(rawValue)" }
+    public var isVideo: Bool { self == .mp4 || self == .webm }
+
+    public var mimeType: String { (isVideo ? "video/" : "image/") + rawValue }
 
     /// The encoder quality used when the request names none (PNG is lossless).
     public var defaultQuality: Int? {
@@ -85,7 +93,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case .jpeg, .webp: 80
         case .avif: 50
         case .jxl: 75
-        case .png, .gif, .tiff: nil
+        case .png, .gif, .tiff, .mp4, .webm: nil
         }
     }
 
@@ -101,6 +109,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
         case "avif": self = .avif
         case "jxl": self = .jxl
         case "gif": self = .gif
+        case "mp4": self = .mp4
+        case "webm": self = .webm
         case "tif", "tiff": self = .tiff
         default: return nil
         }
@@ -271,6 +281,10 @@ public struct ThumbRequest: Equatable, Sendable {
     public var time: Double?
     /// `frames=N` with N ≥ 2: a video's preview of N frames.
     public var frameCount: Int?
+    /// `tiles=COLSxROWS`: a video's storyboard, `every` seconds apart, sheet `sheet`.
+    public var tiles: Grid?
+    public var every: Double?
+    public var sheet = 0
     /// The `sig` parameter, checked by the server against the raw query.
     public var signature: String?
 

@@ -36,6 +36,12 @@ enum Encoder {
         keepCopyright: Bool = false, autoQuality: AutoQuality? = nil, unmetKeepsFirst: Bool = false,
         profile: [UInt8]? = nil, best: BestCandidates? = nil, avifEffort: Int = Defaults.Output.avifEffort
     ) throws(ImagingError) -> Encoded {
+        if format.isVideo {
+            guard let animation else {
+                throw ImagingError(.encode, AspectError(.internalError, "a \(format.rawValue) is made of frames"))
+            }
+            return Encoded(bytes: try video(image, format: format, animation: animation))
+        }
         // Read before anything is stripped (SPEC: output.keepCopyright).
         let rights = keepCopyright ? Copyright.read(from: image) : nil
         func encode(_ image: VImage, format: ImageFormat, quality: Int?, animation: Animation?) throws(ImagingError)
@@ -232,6 +238,7 @@ enum Encoder {
             case .jxl: cvips_jxlsave(image.pointer, buffer, length, q, strip)
             case .gif: cvips_gifsave(image.pointer, buffer, length)
             case .tiff: cvips_tiffsave_deflate(image.pointer, buffer, length, strip)
+            case .mp4, .webm: Int32(-1)
             }
         }
         guard let bytes else {

@@ -51,6 +51,47 @@ extension Thumbnailer {
         }
     }
 
+    /// A video's storyboard sheet (SPEC: Video): the frame at each of the order's moments
+    /// through the still's steps, as a preview's are, laid out on the grid left to right
+    /// then top to bottom; the last sheet's empty places black (transparent where the
+    /// tiles have alpha); then encoded as any still.
+    func renderStoryboard(
+        _ input: SourceInput, source info: SourceInfo, order: RenderOrder, grid: Grid, deadline: Deadline
+    ) throws(ImagingError) -> Encoder.Encoded {
+        guard let video = input.video else {
+            throw ImagingError(.process, AspectError(.internalError, "processing the video failed"))
+        }
+        let plan = order.plan
+        let (cut, decoded) = try framesDecoded(plan, count: order.moments.count)
+        var tiles: [VImage] = []
+        for moment in order.moments {
+            try deadline.check()
+            var each = Frame(
+                try videoFrame(video, at: moment, to: decoded, deadline: deadline), plan: plan, format: order.format,
+                cut: cut, deadline: deadline)
+            try runSteps(&each)
+            tiles.append(each.image)
+        }
+        let failed = AspectError(.internalError, "processing the storyboard failed")
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = tiles.map { $0.pointer }
+        let joined = try VImage.make(.process, failed) { out in
+            cvips_arrayjoin_grid(&pointers, Int32(pointers.count), Int32(min(grid.columns, tiles.count)), out)
+        }
+        let sheet = order.resultSize
+        let background = [Double](repeating: 0, count: joined.bands)
+        let whole = try joined.then("embed") {
+            cvips_embed($0, $1, 0, 0, Int32(sheet.width), Int32(sheet.height), background, Int32(background.count))
+        }
+        let encoded = try timed("encode") { () throws(ImagingError) in
+            try Encoder.encode(
+                whole, format: order.format, quality: order.quality, maxBytes: order.maxBytes,
+                keepCopyright: limits.keepCopyright, autoQuality: order.autoQuality, best: order.best,
+                avifEffort: limits.avifEffort)
+        }
+        withExtendedLifetime(tiles) {}
+        return encoded
+    }
+
     /// The frame of a video at `seconds`, upright, resized to exactly `size`, in memory.
     func videoFrame(_ video: VideoSource, at seconds: Double, to size: Size, deadline: Deadline)
         throws(ImagingError) -> VImage

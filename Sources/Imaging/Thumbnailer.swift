@@ -98,6 +98,12 @@ public struct Thumbnailer: Sendable {
             wanted.plan = wanted.plan.centred(onFaces: try findFaces(input, source, deadline: deadline))
         }
         var facts: SourceFacts?
+        if let grid = wanted.grid {
+            let sheet = try renderStoryboard(input, source: source, order: wanted, grid: grid, deadline: deadline)
+            return Rendered(
+                bytes: sheet.bytes, format: sheet.chosen?.format ?? wanted.format, plan: wanted.plan,
+                quality: sheet.quality, facts: nil, chosen: sheet.chosen)
+        }
         let encoded =
             wanted.animated && input.video != nil
             ? Encoder.Encoded(bytes: try renderVideoPreview(input, source: source, order: wanted, deadline: deadline))

@@ -8,7 +8,7 @@ import Synchronization
 final class Metrics: Sendable {
     /// The routes requests are counted by.
     enum RouteLabel: Int, CaseIterable {
-        case thumb, info, healthz, readyz, metrics, demo, imgproxy, thumbor, purge, other
+        case thumb, info, healthz, readyz, metrics, demo, imgproxy, thumbor, purge, other, storyboard
 
         var text: String {
             switch self {
@@ -22,6 +22,7 @@ final class Metrics: Sendable {
             case .thumbor: "thumbor"
             case .purge: "/purge"
             case .other: "other"
+            case .storyboard: "/storyboard.vtt"
             }
         }
     }

@@ -132,6 +132,7 @@ extension ServiceHandler {
 
     /// The key for this version of the source: a hit, a 304, or a render.
     func identified(_ known: CheckedRequest, _ identity: SourceIdentity) -> Route {
+        if known.endpoint == .storyboard { return storyboardIndex(known, identity) }
         let parsed = known.parsed
         if known.endpoint == .thumb, let format = parsed.sourceFormat, parsed.answersSource(format: format) {
             return sourceAnswer(known, identity, format: format)

@@ -9,6 +9,8 @@ extension ServiceHandler {
     enum Endpoint: String, Sendable {
         case thumb = "/thumb"
         case info = "/info"
+        /// A video storyboard's WebVTT index (SPEC: Video).
+        case storyboard = "/storyboard.vtt"
     }
 
     /// `/thumb` or `/info`: the same parsing, signature (over the endpoint's path),
@@ -20,7 +22,7 @@ extension ServiceHandler {
         let saveData =
             config.http.saveData
             && request.headers["Save-Data"]?.trimmingCharacters(in: .whitespaces).lowercased() == "on"
-        var memoQuery = endpoint == .thumb ? request.query : "/info?" + request.query
+        var memoQuery = endpoint == .thumb ? request.query : endpoint.rawValue + "?" + request.query
         if let hints, !hints.memo.isEmpty { memoQuery += hints.memo }
         if saveData { memoQuery += "\u{0}save-data" }
         let memoKey = RecentKeys.Target(
@@ -62,6 +64,13 @@ extension ServiceHandler {
         }
         // Save-Data asks for fewer bytes; an explicit q still wins.
         if saveData, parsed.quality == nil, !parsed.autoQuality, endpoint == .thumb { parsed.saveData = true }
+        if endpoint == .storyboard, parsed.tiles == nil || expanded.pairs.contains(where: { $0.name == "sheet" }) {
+            return .respond(
+                Self.error(
+                    AspectError(
+                        .badParam,
+                        "storyboard.vtt indexes every sheet of a storyboard: give tiles=COLSxROWS, and no sheet")))
+        }
         if endpoint == .thumb, parsed.faces {
             return .respond(
                 Self.error(AspectError(.badParam, "faces=1 asks /info for the faces; /thumb takes no faces")))

@@ -123,6 +123,8 @@ public struct ServiceHandler: HTTPHandler {
             return counted(.thumb, thumb(request, .thumb))
         case "/info":
             return counted(.info, thumb(request, .info))
+        case "/storyboard.vtt":
+            return counted(.storyboard, thumb(request, .storyboard))
         case "/" where demoPage != nil:
             // It reads the images' headers: work for the pool, not the loop.
             guard let demoPage else { break }

@@ -109,3 +109,37 @@ import Testing
         }
     }
 }
+
+/// A storyboard's times and places (SPEC: Video), before any frame.
+@Suite struct StoryboardTests {
+    static func request(_ query: String) throws -> ThumbRequest {
+        try ThumbRequest.parse(query: "src=v.mp4&w=160&h=90&" + query, limits: RequestLimits())
+    }
+
+    @Test func tilesFallEveryStepFromTheStartAcrossSheets() throws {
+        let r = try Self.request("tiles=4x2&every=10")
+        let board = try Storyboard(r, grid: Grid(columns: 4, rows: 2), duration: 95)
+        #expect(board.tiles == 10 && board.sheets == 2)
+        #expect(try board.moments(sheet: 1) == [80, 90])
+        #expect(throws: AspectError.self) { try board.moments(sheet: 2) }
+        let cues = board.cues(tile: Size(width: 160, height: 90))
+        #expect(cues[5] == Storyboard.Cue(start: 50, end: 60, sheet: 0, x: 160, y: 90, width: 160, height: 90))
+        #expect(cues[9] == Storyboard.Cue(start: 90, end: 95, sheet: 1, x: 160, y: 0, width: 160, height: 90))
+        #expect(board.sheetSize(tile: Size(width: 160, height: 90)) == Size(width: 640, height: 180))
+        // Without every: the rest of the video after t over one sheet.
+        let spread = try Storyboard(try Self.request("tiles=5x2&t=20"), grid: Grid(columns: 5, rows: 2), duration: 120)
+        #expect(spread.every == 10 && spread.sheets == 1 && spread.tiles == 10)
+    }
+
+    @Test func tooManyTilesOrAStartPastTheEndIsRefused() throws {
+        #expect(throws: AspectError.self) {
+            try Storyboard(try Self.request("tiles=2x2&every=0.01"), grid: Grid(columns: 2, rows: 2), duration: 3600)
+        }
+        #expect(throws: AspectError.self) {
+            try Storyboard(try Self.request("tiles=2x2&t=50"), grid: Grid(columns: 2, rows: 2), duration: 40)
+        }
+        #expect(try Self.request("tiles=10x10").tiles == Grid(columns: 10, rows: 10))
+        #expect(throws: AspectError.self) { try Self.request("tiles=10x11") }
+        #expect(try Self.request("tiles=3x2&every=1.5&sheet=2").canonical.contains("every=1.5"))
+    }
+}

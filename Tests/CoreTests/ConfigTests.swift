@@ -110,6 +110,7 @@ import Testing
             "limits.maxAnimationFrames": "50",
             "limits.maxSvgElements": "500",
             "limits.maxVideoSeconds": "12.5",
+            "limits.maxTiles": "50",
             "video.defaultSeconds": "2",
             "http.clientHints": "true",
             "http.saveData": "true",

@@ -125,7 +125,10 @@ import Testing
         Bad("src=a.jpg&bg=fff", "bg must be a hex colour RRGGBB or RRGGBBAA"),
         Bad("src=a.jpg&bg=%23ffffff", "bg must be a hex colour RRGGBB or RRGGBBAA (ff8800, 00000080), got '#ffffff'"),
         Bad("src=a.jpg&bg=gggggg", "bg must be a hex colour"),
-        Bad("src=a.jpg&format=bmp", "format must be one of auto, best, jpeg, png, webp, avif, jxl, gif, tiff, got 'bmp'"),
+        Bad(
+            "src=a.jpg&format=bmp",
+            "format must be one of auto, best, jpeg, png, webp, avif, jxl, gif, tiff, mp4, webm, got 'bmp'"
+        ),
         Bad("src=a.jpg&q=0", "q must be an integer from 1 to 100, got '0'"),
         Bad("src=a.jpg&q=101", "q must be an integer from 1 to 100, got '101'"),
         Bad("src=a.jpg&sig=a%2Fb", "sig must be base64url"),

@@ -54,6 +54,18 @@ int cav_frame(cav_video *video, double seconds, double max_decode_seconds, unsig
 int cav_write_clip(const char *path, const char *codec, const uint8_t *rgb, int count, int width, int height,
                    int fps, int gop, int rotation);
 
+/// A preview as a video in memory: `count` RGB24 frames of width × height (both even), the
+/// i-th shown durations_ms[i] ms, to H.264 (x264, CRF 23, yuv420p) in MP4 with the index
+/// before the data, or with `webm` to VP9 (libvpx, CRF 33) in WebM; no audio. The result
+/// is malloc'd into *bytes (free it), at most max_bytes long. 0, or -1.
+int cav_encode_preview(int webm, const uint8_t *rgb, int count, int width, int height, const int *durations_ms,
+                       size_t max_bytes, uint8_t **bytes, size_t *length);
+
+/// For the tests: what FFmpeg reads of a file: its video stream's packets (a frame each
+/// for these encoders), audio streams, size, duration and codec name. 0, or -1.
+int cav_count(int fd, int *video_frames, int *audio_streams, int *width, int *height, double *seconds, char *codec,
+              size_t codec_size);
+
 /// Writes `seconds` of a 440 Hz tone as PCM in Matroska: a file with no video stream.
 int cav_write_audio(const char *path, double seconds);
 

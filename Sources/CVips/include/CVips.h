@@ -78,6 +78,8 @@ int cvips_find_trim(VipsImage *in, double threshold, const double *color, int bo
                     int *width, int *height);
 /// Images stacked top to bottom.
 int cvips_arrayjoin_vertical(VipsImage **in, int n, VipsImage **out);
+/// `n` images of one size, `across` to a row, left to right then top to bottom.
+int cvips_arrayjoin_grid(VipsImage **in, int n, int across, VipsImage **out);
 /// An animation's page height (0 if none), its frame delays in ms (owned by the image,
 /// n_delay of them, may be 0) and its loop count (0: forever).
 void cvips_get_animation(VipsImage *in, int *page_height, const int **delay, int *n_delay, int *loop);

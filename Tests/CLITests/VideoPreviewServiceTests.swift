@@ -1,0 +1,168 @@
+import Core
+import Foundation
+import Imaging
+import ImagingTestSupport
+import Signing
+import TestSupport
+import Testing
+
+/// Previews as MP4 and WebM, storyboards and their WebVTT index, through the binary
+/// (SPEC: Video): decoded back by FFmpeg, tiles held to the frames at their times, the
+/// index parsed strictly.
+@Suite(.serialized) struct VideoPreviewServiceTests {
+    let dir: URL
+
+    /// `timed.mp4`: 40 frames at 10 fps (4 s), frame i all one colour, red 6i and green
+    /// 255 − 6i: a tile shows which moment it holds.
+    init() throws {
+        dir = try ServeProcess.sampleFolder("video-preview")
+        let frames = (0..<40).map { i in
+            RawImage(
+                width: 192, height: 108, bands: 3,
+                pixels: [UInt8]((0..<(192 * 108)).flatMap { _ in [UInt8(6 * i), UInt8(255 - 6 * i), 128] }))
+        }
+        try ImageFile.writeClip(
+            to: dir.appendingPathComponent("images/timed.mp4").path, frames: frames, fps: 10, codec: .h264,
+            keyframeEvery: 10)
+    }
+
+    static func colour(at t: Double) -> (red: Int, green: Int) {
+        let i = min(39, Int((t * 10).rounded(.down)))
+        return (6 * i, 255 - 6 * i)
+    }
+
+    @Test func aPreviewAsMP4AndWebMDecodesBack() throws {
+        let server = try ServeProcess(samples: dir)
+        let mp4 = try ServiceTests.get(server.port, "/thumb?src=clip.mp4&w=321&frames=8&format=mp4")
+        #expect(
+            mp4.status == 200 && mp4.headers["content-type"] == "video/mp4", "\(mp4.status) \(mp4.text.prefix(200))")
+        let m = try #require(VideoFile.read(mp4.body))
+        // 321 × 240.75 planned: 320 × 240 (even sides), 8 frames of 500 ms, no sound.
+        #expect(m.codec == "h264" && m.frames == 8 && m.audioStreams == 0 && m.width == 320 && m.height == 240, "\(m)")
+        #expect(abs(m.seconds - 4) < 0.05, "\(m.seconds) s")
+        let boxes = VideoFile.topLevelBoxes(mp4.body)
+        let (moov, mdat) = (try #require(boxes.firstIndex(of: "moov")), try #require(boxes.firstIndex(of: "mdat")))
+        #expect(boxes.first == "ftyp" && moov < mdat, "\(boxes)")
+        let webm = try ServiceTests.get(server.port, "/thumb?src=clip.mp4&w=320&frames=8&format=webm")
+        let w = try #require(VideoFile.read(webm.body))
+        #expect(
+            webm.headers["content-type"] == "video/webm" && w.codec == "vp9" && w.frames == 8 && w.audioStreams == 0)
+        #expect(w.width == 320 && w.height == 240, "\(w)")
+        // An animated GIF: every frame, its delays kept.
+        let gif = try ServiceTests.get(server.port, "/thumb?src=bounce.gif&w=120&format=mp4")
+        let source = try ImageFile.animation(
+            try [UInt8](Data(contentsOf: dir.appendingPathComponent("images/bounce.gif"))))
+        let g = try #require(VideoFile.read(gif.body))
+        #expect(g.frames == source.frames && g.width == 120 && g.width % 2 == 0 && g.height % 2 == 0, "\(g)")
+        #expect(abs(g.seconds - Double(source.delays.reduce(0, +)) / 1000) < 0.05, "\(g.seconds) s")
+        // A still has no preview; auto and best stay images whatever Accept says.
+        let still = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=100&format=mp4")
+        #expect(still.status == 400 && still.text.contains("format=mp4 makes a preview"))
+        for format in ["auto", "best"] {
+            let image = try ServiceTests.get(
+                server.port, "/thumb?src=clip.mp4&w=100&frames=4&format=\(format)", headers: ["Accept": "video/*,*/*"])
+            #expect(image.headers["content-type"]?.hasPrefix("image/") == true, "\(format)")
+        }
+    }
+
+    /// A strict reading of WebVTT as the index writes it: the header, then cues of a
+    /// timing line and one URL with `#xywh`, a blank line after each.
+    struct Cue: Equatable {
+        var start: Double, end: Double
+        var url: String
+        var x: Int, y: Int, w: Int, h: Int
+    }
+
+    static func parse(_ text: String) throws -> [Cue] {
+        var lines = text.components(separatedBy: "\n")[...]
+        guard lines.popFirst() == "WEBVTT", lines.popFirst() == "" else { throw TestError("no WEBVTT header") }
+        func time(_ s: Substring) throws -> Double {
+            let p = s.split(separator: ":")
+            guard p.count == 3, p[0].count == 2, p[1].count == 2, p[2].count == 6, let h = Int(p[0]),
+                let m = Int(p[1]), let sec = Double(p[2]), m < 60, sec < 60
+            else { throw TestError("bad timestamp \(s)") }
+            return Double(h * 3600 + m * 60) + sec
+        }
+        var cues: [Cue] = []
+        while let timing = lines.popFirst(), !timing.isEmpty {
+            let t = timing.components(separatedBy: " --> ")
+            guard t.count == 2, let target = lines.popFirst(), lines.popFirst() == "" else {
+                throw TestError("bad cue at \(timing)")
+            }
+            let parts = target.components(separatedBy: "#xywh=")
+            let box = parts.count == 2 ? parts[1].split(separator: ",").compactMap { Int($0) } : []
+            guard box.count == 4 else { throw TestError("no #xywh in \(target)") }
+            cues.append(
+                Cue(
+                    start: try time(Substring(t[0])), end: try time(Substring(t[1])), url: parts[0], x: box[0],
+                    y: box[1], w: box[2], h: box[3]))
+        }
+        guard lines.allSatisfy(\.isEmpty) else { throw TestError("text after the cues") }
+        return cues
+    }
+
+    @Test func aStoryboardHoldsTheFramesAtTheirTimesAndItsIndexCoversTheClip() throws {
+        let server = try ServeProcess(samples: dir)
+        let query = "src=timed.mp4&w=64&h=36&mode=fill&tiles=4x2&every=0.3&t=0.2&format=png"
+        let vtt = try ServiceTests.get(server.port, "/storyboard.vtt?" + query)
+        #expect(vtt.status == 200 && vtt.headers["content-type"] == "text/vtt; charset=utf-8")
+        let cues = try Self.parse(vtt.text)
+        // From 0.2 s every 0.3 s to the end (4 s): 13 tiles, on two sheets of eight.
+        #expect(cues.count == 13 && cues.first?.start == 0.2 && cues.last?.end == 4)
+        for (a, b) in zip(cues, cues.dropFirst()) { #expect(a.end == b.start, "a gap at \(a.end)") }
+        var sheets: [String: RawImage] = [:]
+        for (k, cue) in cues.enumerated() {
+            let sheet =
+                try sheets[cue.url]
+                ?? {
+                    let r = try ServiceTests.get(server.port, "/" + cue.url)
+                    #expect(r.status == 200 && r.headers["content-type"] == "image/png", "\(cue.url): \(r.status)")
+                    return try ImageFile.decode(r.body)
+                }()
+            sheets[cue.url] = sheet
+            #expect(sheet.width == 256 && sheet.height == 72, "a sheet is the whole grid")
+            #expect(cue.w == 64 && cue.h == 36 && cue.x + cue.w <= sheet.width && cue.y + cue.h <= sheet.height)
+            #expect(cue.url.contains("sheet=\(k / 8)"))
+            // The tile's middle is the frame shown at its start.
+            let p = sheet.pixel(cue.x + 32, cue.y + 18)
+            let (red, green) = Self.colour(at: cue.start)
+            #expect(abs(Int(p[0]) - red) <= 8 && abs(Int(p[1]) - green) <= 8, "tile \(k) at \(cue.start) s: \(p)")
+        }
+        #expect(sheets.count == 2)
+        // The last sheet's places past the end stay black.
+        let last = try #require(sheets.values.first { $0.pixel(255, 71)[0] < 8 })
+        #expect(last.pixel(255, 71)[1] < 8)
+    }
+
+    @Test func badGridsAreRefusedAndSignedIndexesSignTheirSheets() throws {
+        var server = try ServeProcess(samples: dir)
+        for (query, says) in [
+            ("tiles=21x1", "tiles must be COLSxROWS"), ("tiles=11x10", "limits.maxTiles 100"),
+            ("tiles=4x0", "tiles must be"), ("tiles=4x4&frames=4", "give one of them"),
+            ("every=1", "add tiles"), ("tiles=2x2&format=mp4", "a storyboard is an image"),
+            ("tiles=2x2&every=0.0001", "every must be a decimal"),
+        ] {
+            let r = try ServiceTests.get(server.port, "/thumb?src=timed.mp4&w=64&" + query)
+            #expect(r.status == 400 && r.text.contains(says), "\(query): \(r.status) \(r.text)")
+        }
+        let sheet = try ServiceTests.get(server.port, "/storyboard.vtt?src=timed.mp4&w=64&tiles=2x2&sheet=1")
+        #expect(sheet.status == 400 && sheet.text.contains("no sheet"))
+        let still = try ServiceTests.get(server.port, "/storyboard.vtt?src=landscape.jpg&w=64&tiles=2x2")
+        #expect(still.status == 400 && still.text.contains("makes a storyboard of a video"))
+        server.signal(SIGTERM)
+        _ = server.wait(seconds: 10)
+        let key = "storyboard-test-key"
+        server = try ServeProcess(samples: dir, env: ["ASPECT_SECURITY_SIGNINGKEY": key])
+        let params = try QueryParameters.decode("src=timed.mp4&w=64&tiles=2x2&every=0.5")
+        let sig = Signer(key: key).signature(path: "/storyboard.vtt", params)
+        let index = try ServiceTests.get(
+            server.port, "/storyboard.vtt?src=timed.mp4&w=64&tiles=2x2&every=0.5&sig=\(sig)")
+        let cues = try Self.parse(index.text)
+        #expect(cues.count == 8 && Set(cues.map(\.url)).count == 2)
+        for url in Set(cues.map(\.url)) {
+            #expect(url.contains("&sig="), "\(url)")
+            #expect(try ServiceTests.get(server.port, "/" + url).status == 200, "\(url)")
+        }
+        #expect(try ServiceTests.get(server.port, "/storyboard.vtt?src=timed.mp4&w=64&tiles=2x2").status == 403)
+    }
+}
