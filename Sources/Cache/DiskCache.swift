@@ -206,11 +206,11 @@ public final class DiskCache: Sendable {
 
 /// A result's kind in two bytes, as the index keeps it: the format (0 for an `/info`
 /// answer, else 1 + its place in `ImageFormat.allCases`) times 128, plus the quality the
-/// encoder chose (0 for none); 1024 more when `format=best` chose it, 2048 more again for
+/// encoder chose (0 for none); 4096 more when `format=best` chose it, 8192 more again for
 /// WebP's lossless mode.
 enum Kinds {
-    static let best: UInt16 = 1024
-    static let lossless: UInt16 = 2048
+    static let best: UInt16 = 4096
+    static let lossless: UInt16 = 8192
 
     static func code(_ kind: String) -> UInt16? {
         guard ResultKind.isKnown(kind) else { return nil }

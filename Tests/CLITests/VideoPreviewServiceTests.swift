@@ -166,3 +166,127 @@ import Testing
         #expect(try ServiceTests.get(server.port, "/storyboard.vtt?src=timed.mp4&w=64&tiles=2x2").status == 403)
     }
 }
+
+/// The previews and the index in a real browser (Debian's headless Chromium, as the demo
+/// page's test): both videos play muted and looping, the index loads through a `<track>`
+/// whose cues the page reads back, and the tile a player would show for a moment is the
+/// sheet's own crop.
+@Suite(.serialized) struct VideoPreviewBrowserTests {
+    struct Played: Decodable {
+        let id: String
+        let readyState: Int
+        let width: Int
+        let height: Int
+        let t0: Double
+        let t1: Double
+        let paused: Bool
+        let error: Int?
+    }
+    struct ReadCue: Decodable {
+        let start: Double
+        let end: Double
+        let text: String
+    }
+    struct Tile: Decodable {
+        let url: String
+        let x: Int, y: Int, w: Int, h: Int
+        let png: String
+    }
+    struct Report: Decodable {
+        let videos: [Played]
+        let cues: [ReadCue]
+        let tile: Tile?
+    }
+
+    @Test func thePreviewsPlayAndATrackShowsTheTileForATime() throws {
+        let dir = try ServeProcess.sampleFolder("video-browser")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServeProcess(samples: dir)
+        let base = "http://127.0.0.1:\(server.port)"
+        let preview = "\(base)/thumb?src=clip.mp4&w=320&frames=8"
+        let index = "\(base)/storyboard.vtt?src=clip.mp4&w=160&h=90&mode=fill&tiles=4x2&format=png"
+        let page = dir.appendingPathComponent("page.html")
+        try Data(
+            """
+            <!doctype html><html><body>
+            <video id="mp4" autoplay muted loop playsinline src="\(preview)&format=mp4"></video>
+            <video id="webm" autoplay muted loop playsinline src="\(preview)&format=webm"></video>
+            <video id="main" muted src="\(preview)&format=mp4"><track id="t" kind="metadata" default src="\(index)"></video>
+            <pre id="report">pending</pre>
+            <script>
+            const sleep = ms => new Promise(r => setTimeout(r, ms));
+            async function run() {
+              const r = {videos: [], cues: []}, ids = ['mp4', 'webm'];
+              for (const id of ids) { try { await document.getElementById(id).play(); } catch (e) {} }
+              await sleep(400);
+              const t0 = ids.map(id => document.getElementById(id).currentTime);
+              await sleep(2000);
+              ids.forEach((id, i) => { const v = document.getElementById(id);
+                r.videos.push({id, readyState: v.readyState, width: v.videoWidth, height: v.videoHeight,
+                               t0: t0[i], t1: v.currentTime, paused: v.paused, error: v.error && v.error.code}); });
+              const el = document.getElementById('t'), track = el.track;
+              track.mode = 'hidden';
+              for (let i = 0; i < 50 && !(track.cues && track.cues.length); i++) await sleep(100);
+              r.cues = Array.from(track.cues || []).map(c => ({start: c.startTime, end: c.endTime, text: c.text}));
+              // As a player shows the thumbnail for a moment: the cue's sheet, its region.
+              const cue = Array.from(track.cues || []).find(c => c.startTime <= 1.2 && 1.2 < c.endTime);
+              if (cue) {
+                const [url, frag] = cue.text.split('#xywh='), [x, y, w, h] = frag.split(',').map(Number);
+                const img = new Image();
+                img.src = new URL(url, el.src).href;
+                await img.decode();
+                const c = document.createElement('canvas');
+                c.width = w; c.height = h;
+                c.getContext('2d').drawImage(img, x, y, w, h, 0, 0, w, h);
+                r.tile = {url: img.src, x, y, w, h, png: c.toDataURL('image/png')};
+              }
+              document.getElementById('report').textContent = JSON.stringify(r);
+            }
+            run();
+            </script></body></html>
+            """.utf8
+        ).write(to: page)
+        let dom = try DemoPageTests.browser([
+            "--autoplay-policy=no-user-gesture-required", "--disable-web-security", "--allow-file-access-from-files",
+            "--dump-dom", page.absoluteString,
+        ])
+        let pre = try #require(
+            dom.range(of: #"<pre id="report">(.*?)</pre>"#, options: .regularExpression).map { dom[$0] },
+            "no report: \(dom.prefix(300))")
+        let json = pre.replacingOccurrences(of: #"<pre id="report">"#, with: "").replacingOccurrences(
+            of: "</pre>", with: ""
+        )
+        .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&lt;", with: "<")
+        .replacingOccurrences(of: "&gt;", with: ">")
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        #expect(report.videos.count == 2)
+        for v in report.videos {
+            // Playing: enough data, the planned size, muted time moving on, no error.
+            #expect(v.readyState >= 2 && v.width == 320 && v.height == 240 && !v.paused && v.error == nil, "\(v)")
+            #expect(v.t1 > v.t0 + 0.5, "\(v.id): \(v.t0) s then \(v.t1) s")
+        }
+        // The cues the browser read are the index's, in order.
+        let served = try VideoPreviewServiceTests.parse(
+            try ServiceTests.get(server.port, "/" + index.dropFirst(base.count + 1)).text)
+        #expect(report.cues.count == served.count && served.count == 8)
+        for (read, cue) in zip(report.cues, served) {
+            #expect(abs(read.start - cue.start) < 0.001 && abs(read.end - cue.end) < 0.001)
+            #expect(read.text == "\(cue.url)#xywh=\(cue.x),\(cue.y),\(cue.w),\(cue.h)")
+        }
+        // The tile shown for 1.2 s is the sheet's crop at the cue's place.
+        let tile = try #require(report.tile)
+        #expect(tile.x == 320 && tile.y == 0 && tile.w == 160 && tile.h == 90, "\(tile.x),\(tile.y)")
+        let shown = try ImageFile.decode(
+            [UInt8](try #require(Data(base64Encoded: String(tile.png.dropFirst("data:image/png;base64,".count))))))
+        let sheet = try ImageFile.decode(
+            try ServiceTests.get(server.port, "/" + tile.url.dropFirst(base.count + 1)).body)
+        var worst = 0
+        for y in 0..<tile.h {
+            for x in 0..<tile.w {
+                let (a, b) = (shown.pixel(x, y), sheet.pixel(tile.x + x, tile.y + y))
+                for c in 0..<3 { worst = max(worst, abs(Int(a[c]) - Int(b[c]))) }
+            }
+        }
+        #expect(shown.width == 160 && shown.height == 90 && worst <= 2, "the tile differs by \(worst)")
+    }
+}

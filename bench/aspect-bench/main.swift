@@ -27,6 +27,9 @@ import Syscalls
 //       the faces found, and the median ms of a describe with faces and without.
 //   aspect-bench curve REFERENCE FORMAT
 //       the same measures themselves: one line, `quality:ssim` for each quality, 30 to 90.
+//   aspect-bench clip RAW WIDTH HEIGHT FPS OUT
+//       an H.264 clip (a keyframe every 2 s) of the RGB24 frames one after another in RAW,
+//       for bench/previews.sh's footage.
 
 func option(_ name: String, _ args: [String], default value: String) -> String {
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return value }
@@ -58,6 +61,22 @@ if mode == "ssim" {
     else { fail("usage: aspect-bench ssim REFERENCE CANDIDATE") }
     do throws(ImagingError) {
         print(String(format: "%.5f", try Similarity.lumaSSIM(reference: Array(a), candidate: Array(b))))
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+if mode == "clip" {
+    guard args.count == 6, let raw = FileManager.default.contents(atPath: args[1]), let w = Int(args[2]),
+        let h = Int(args[3]), let fps = Int(args[4]), w > 0, h > 0, fps > 0
+    else { fail("usage: aspect-bench clip RAW WIDTH HEIGHT FPS OUT") }
+    let size = w * h * 3
+    let bytes = [UInt8](raw)
+    let frames = stride(from: 0, to: bytes.count - size + 1, by: size).map {
+        RawImage(width: w, height: h, bands: 3, pixels: Array(bytes[$0..<($0 + size)]))
+    }
+    do throws(ImagingError) {
+        try ImageFile.writeClip(to: args[5], frames: frames, fps: fps, codec: .h264, keyframeEvery: 2 * fps)
         exit(0)
     } catch {
         fail("\(error)")
