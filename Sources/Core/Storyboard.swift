@@ -17,7 +17,7 @@ public struct Grid: Equatable, Hashable, Sendable, Codable, CustomStringConverti
     public static let maxSide = 20
 
     /// `COLSxROWS`, each 1 … 20, at most `limits.maxTiles` tiles.
-    static func parse(_ text: String, _ limits: RequestLimits) throws(AspectError) -> Grid {
+    public static func parse(_ text: String, _ limits: RequestLimits) throws(AspectError) -> Grid {
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let c = NumberSyntax.integer(parts[0]), let r = NumberSyntax.integer(parts[1]),
             (1...maxSide).contains(c), (1...maxSide).contains(r)

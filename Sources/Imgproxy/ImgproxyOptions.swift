@@ -177,6 +177,7 @@ struct OptionReader {
         case "format": try applyFormat(written, args)
         case "page": try applyPage(written, args)
         case "video_thumbnail_second": try applyVideoThumbnailSecond(written, args)
+        case "video_thumbnail_tile": try applyVideoThumbnailTile(written, args)
         case "cachebuster": try applyCacheBuster(written, args)
         case "expires": try applyExpires(written, args)
         case "filename": try applyFilename(written, args)
@@ -346,6 +347,32 @@ struct OptionReader {
     private mutating func applyVideoThumbnailSecond(_ written: String, _ args: [String]) throws(AspectError) {
         try count(written, args, 1...1)
         request.time = try float(written, args[0])
+    }
+
+    /// `video_thumbnail_tile:STEP:COLUMNS:ROWS:WIDTH:HEIGHT:EXTEND:TRIM:FILL:FOCUS_X:FOCUS_Y`
+    /// (imgproxy Pro's sprite sheet): the native storyboard, `tiles=COLUMNSxROWS`, `every`
+    /// the step (0 or below: the clip spread over the grid, as Pro's automatic step), each
+    /// tile sized as `rs:fit:WIDTH:HEIGHT` would (`rs:fill` with FILL, `ex:1` with EXTEND,
+    /// `g:fp` with the focus). TRIM (a sheet cut to the rows it fills) is not what Aspect's
+    /// sheets do, each the whole grid so that every `#xywh` holds: 400.
+    private mutating func applyVideoThumbnailTile(_ written: String, _ args: [String]) throws(AspectError) {
+        try count(written, args, 5...10)
+        let step = try float(written, args[0], min: -Self.largestDecimal)
+        request.tiles = try Grid.parse(
+            "\(try int(written, args[1], min: 1))x\(try int(written, args[2], min: 1))", limits)
+        request.every = step > 0 ? step : nil
+        geometry.width = try int(written, args[3])
+        geometry.height = try int(written, args[4])
+        if args.count > 5, !args[5].isEmpty { geometry.extend = try bool(written, args[5]) }
+        if args.count > 6, !args[6].isEmpty, try bool(written, args[6]) {
+            throw bad(written, args, "trim is not supported: a sheet here keeps the whole grid, so every #xywh holds")
+        }
+        if args.count > 7, !args[7].isEmpty, try bool(written, args[7]) { geometry.resize = .fill }
+        if args.count > 9 {
+            geometry.gravity = try gravity(written, ["fp", args[8], args[9]])
+        } else if args.count == 9 {
+            throw bad(written, args, "takes FOCUS_X and FOCUS_Y together")
+        }
     }
 
     /// `cachebuster:TEXT`: read and ignored.

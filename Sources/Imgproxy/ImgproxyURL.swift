@@ -49,7 +49,8 @@ public struct ImgproxyURL: Sendable {
             ["padding", "pd"], ["auto_rotate", "ar"], ["rotate", "rot"], ["flip", "fl"], ["background", "bg"],
             ["blur", "bl"], ["sharpen", "sh"], ["pixelate", "pix"], ["watermark", "wm"], ["strip_metadata", "sm"],
             ["keep_copyright", "kcr"], ["quality", "q"], ["format_quality", "fq"], ["max_bytes", "mb"],
-            ["format", "f", "ext"], ["page", "pg"], ["video_thumbnail_second", "vts"], ["cachebuster", "cb"],
+            ["format", "f", "ext"], ["page", "pg"], ["video_thumbnail_second", "vts"],
+            ["video_thumbnail_tile", "vtt"], ["cachebuster", "cb"],
             ["expires", "exp"], ["filename", "fn"], ["return_attachment", "att"], ["preset", "pr"],
             ["raw"], ["skip_processing", "skp"], ["strip_color_profile", "scp"], ["enforce_thumbnail", "eth"],
         ]

@@ -134,6 +134,16 @@ import Testing
         #expect(last.pixel(255, 71)[1] < 8)
     }
 
+    @Test func imgproxysVideoThumbnailTileIsTheStoryboard() throws {
+        let server = try ServeProcess(samples: dir, env: ["ASPECT_IMGPROXY_ENABLED": "true"])
+        let dialect = try ServiceTests.get(server.port, "/insecure/vtt:0.5:4:2:64:36:0:0:1/plain/timed.mp4@png")
+        let native = try ServiceTests.get(
+            server.port, "/thumb?src=timed.mp4&w=64&h=36&mode=fill&tiles=4x2&every=0.5&format=png")
+        #expect(dialect.status == 200 && dialect.headers["content-type"] == "image/png", "\(dialect.text.prefix(200))")
+        let (a, b) = (try ImageFile.decode(dialect.body), try ImageFile.decode(native.body))
+        #expect(a.width == 256 && a.height == 72 && a == b)
+    }
+
     @Test func badGridsAreRefusedAndSignedIndexesSignTheirSheets() throws {
         var server = try ServeProcess(samples: dir)
         for (query, says) in [

@@ -139,6 +139,12 @@ import Testing
         #expect(try kept(animated) == .gif)
         // `@png` or `f:` wins; `/thumb` never takes `source`.
         #expect(try Self.parse("/insecure/plain/a.webp@png").request.format == .png)
+        // imgproxy Pro's sprite sheet: the native storyboard.
+        let tile = try Self.parse("/insecure/vtt:5:4:3:160:90:0:0:1:0.3:0.7/plain/v.mp4").request
+        #expect(tile.tiles == Grid(columns: 4, rows: 3) && tile.every == 5)
+        #expect(try Self.parse("/insecure/video_thumbnail_tile:-1:2:2:100:0/plain/v.mp4").request.every == nil)
+        #expect(throws: AspectError.self) { try Self.parse("/insecure/vtt:5:4:3:160:90:0:1/plain/v.mp4") }
+        #expect(throws: AspectError.self) { try Self.parse("/insecure/vtt:5:21:3:160:90/plain/v.mp4") }
         // imgproxy Pro's `best`: the native format=best.
         #expect(try Self.parse("/insecure/plain/a.webp@best").request.format == .best)
         #expect(try Self.parse("/insecure/f:best/plain/a.jpg").request.format == .best)
