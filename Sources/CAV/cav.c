@@ -1,4 +1,5 @@
 #include "CAV.h"
+#include "frames.h"
 
 #include <errno.h>
 #include <libavcodec/avcodec.h>
@@ -266,30 +267,6 @@ int cav_frame(cav_video *v, double seconds, double max_decode_seconds, unsigned 
     return result;
 }
 
-/// Sends a frame (NULL: the end) and writes every packet the encoder gives back.
-static int encode(AVFormatContext *out, AVCodecContext *c, AVStream *stream, AVFrame *frame) {
-    if (avcodec_send_frame(c, frame) < 0)
-        return -1;
-    AVPacket *packet = av_packet_alloc();
-    if (!packet)
-        return -1;
-    int r;
-    while ((r = avcodec_receive_packet(c, packet)) == 0) {
-        // Each frame lasts one tick, the last one too: the container's duration is then
-        // the clip's whole length.
-        if (packet->duration == 0)
-            packet->duration = 1;
-        av_packet_rescale_ts(packet, c->time_base, stream->time_base);
-        packet->stream_index = stream->index;
-        if (av_interleaved_write_frame(out, packet) < 0) {
-            av_packet_free(&packet);
-            return -1;
-        }
-    }
-    av_packet_free(&packet);
-    return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : -1;
-}
-
 int cav_write_clip(const char *path, const char *codec, const uint8_t *rgb, int count, int width, int height,
                    int fps, int gop, int rotation) {
     pthread_once(&quieted, quiet_once);
@@ -300,10 +277,7 @@ int cav_write_clip(const char *path, const char *codec, const uint8_t *rgb, int 
     int result = -1;
     AVCodecContext *c = avcodec_alloc_context3(encoder);
     AVStream *stream = avformat_new_stream(out, NULL);
-    AVFrame *frame = av_frame_alloc();
-    struct SwsContext *sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
-                                            SWS_BILINEAR, NULL, NULL, NULL);
-    if (!c || !stream || !frame || !sws)
+    if (!c || !stream)
         goto done;
     c->width = width;
     c->height = height;
@@ -338,27 +312,10 @@ int cav_write_clip(const char *path, const char *codec, const uint8_t *rgb, int 
         goto done;
     if (avformat_write_header(out, NULL) < 0)
         goto done;
-    frame->format = AV_PIX_FMT_YUV420P;
-    frame->width = width;
-    frame->height = height;
-    if (av_frame_get_buffer(frame, 0) < 0)
-        goto done;
-    for (int i = 0; i < count; i++) {
-        if (av_frame_make_writable(frame) < 0)
-            goto done;
-        const uint8_t *planes[1] = {rgb + (size_t)i * (size_t)width * (size_t)height * 3};
-        int strides[1] = {width * 3};
-        sws_scale(sws, planes, strides, 0, height, frame->data, frame->linesize);
-        frame->pts = i;
-        if (encode(out, c, stream, frame) < 0)
-            goto done;
-    }
-    if (encode(out, c, stream, NULL) < 0 || av_write_trailer(out) < 0)
+    if (cav__encode_frames(out, c, stream, rgb, count, width, height, NULL, NULL) < 0 || av_write_trailer(out) < 0)
         goto done;
     result = 0;
 done:
-    sws_freeContext(sws);
-    av_frame_free(&frame);
     avcodec_free_context(&c);
     if (out->pb)
         avio_closep(&out->pb);

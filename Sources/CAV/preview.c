@@ -4,6 +4,7 @@
 // encoders run on the calling thread alone, and nothing opens a file: the MP4 muxer's
 // second pass reads the same buffer back through the format's io_open.
 #include "CAV.h"
+#include "frames.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -112,7 +113,7 @@ static int close_again(AVFormatContext *s, AVIOContext *pb) {
 }
 
 /// Sends `frame` (NULL: the end) and writes what comes out, each packet lasting the
-/// duration its frame was given (`durations`, by the frame's start in ms).
+/// duration its frame was given (`durations`, by the frame's start), or one tick.
 static int encode_frame(AVFormatContext *out, AVCodecContext *c, AVStream *stream, AVFrame *frame,
                         const int64_t *starts, const int *durations, int count) {
     if (avcodec_send_frame(c, frame) < 0)
@@ -122,9 +123,13 @@ static int encode_frame(AVFormatContext *out, AVCodecContext *c, AVStream *strea
         return -1;
     int r;
     while ((r = avcodec_receive_packet(c, packet)) == 0) {
-        for (int i = 0; i < count; i++)
+        for (int i = 0; starts && durations && i < count; i++)
             if (starts[i] == packet->pts)
                 packet->duration = durations[i];
+        // Each frame lasts at least a tick, the last one too: the container's duration is
+        // then the clip's whole length.
+        if (packet->duration == 0)
+            packet->duration = 1;
         av_packet_rescale_ts(packet, c->time_base, stream->time_base);
         packet->stream_index = stream->index;
         if (av_interleaved_write_frame(out, packet) < 0) {
@@ -134,6 +139,36 @@ static int encode_frame(AVFormatContext *out, AVCodecContext *c, AVStream *strea
     }
     av_packet_free(&packet);
     return r == AVERROR(EAGAIN) || r == AVERROR_EOF ? 0 : -1;
+}
+
+int cav__encode_frames(AVFormatContext *out, AVCodecContext *c, AVStream *stream, const uint8_t *rgb, int count,
+                       int width, int height, const int64_t *starts, const int *durations) {
+    int result = -1;
+    AVFrame *frame = av_frame_alloc();
+    struct SwsContext *sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
+                                            SWS_BILINEAR, NULL, NULL, NULL);
+    if (!frame || !sws)
+        goto done;
+    frame->format = AV_PIX_FMT_YUV420P;
+    frame->width = width;
+    frame->height = height;
+    if (av_frame_get_buffer(frame, 0) < 0)
+        goto done;
+    for (int i = 0; i < count; i++) {
+        if (av_frame_make_writable(frame) < 0)
+            goto done;
+        const uint8_t *planes[1] = {rgb + (size_t)i * (size_t)width * (size_t)height * 3};
+        int strides[1] = {width * 3};
+        sws_scale(sws, planes, strides, 0, height, frame->data, frame->linesize);
+        frame->pts = starts ? starts[i] : i;
+        if (encode_frame(out, c, stream, frame, starts, durations, count) < 0)
+            goto done;
+    }
+    result = encode_frame(out, c, stream, NULL, starts, durations, count);
+done:
+    sws_freeContext(sws);
+    av_frame_free(&frame);
+    return result;
 }
 
 static int set_encoder(AVCodecContext *c, int webm) {
@@ -167,11 +202,8 @@ int cav_encode_preview(int webm, const uint8_t *rgb, int count, int width, int h
     int64_t *starts = calloc((size_t)count, sizeof(int64_t));
     AVCodecContext *c = avcodec_alloc_context3(encoder);
     AVStream *stream = avformat_new_stream(out, NULL);
-    AVFrame *frame = av_frame_alloc();
     AVDictionary *options = NULL;
-    struct SwsContext *sws = sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
-                                            SWS_BICUBIC, NULL, NULL, NULL);
-    if (!starts || !c || !stream || !frame || !sws)
+    if (!starts || !c || !stream)
         goto done;
     int64_t t = 0;
     for (int i = 0; i < count; i++) {
@@ -196,22 +228,8 @@ int cav_encode_preview(int webm, const uint8_t *rgb, int count, int width, int h
     if (!out->pb || (!webm && av_dict_set(&options, "movflags", "+faststart", 0) < 0) ||
         avformat_write_header(out, &options) < 0)
         goto done;
-    frame->format = AV_PIX_FMT_YUV420P;
-    frame->width = width;
-    frame->height = height;
-    if (av_frame_get_buffer(frame, 0) < 0)
-        goto done;
-    for (int i = 0; i < count; i++) {
-        if (av_frame_make_writable(frame) < 0)
-            goto done;
-        const uint8_t *planes[1] = {rgb + (size_t)i * (size_t)width * (size_t)height * 3};
-        int strides[1] = {width * 3};
-        sws_scale(sws, planes, strides, 0, height, frame->data, frame->linesize);
-        frame->pts = starts[i];
-        if (encode_frame(out, c, stream, frame, starts, durations_ms, count) < 0)
-            goto done;
-    }
-    if (encode_frame(out, c, stream, NULL, starts, durations_ms, count) < 0 || av_write_trailer(out) < 0)
+    if (cav__encode_frames(out, c, stream, rgb, count, width, height, starts, durations_ms) < 0 ||
+        av_write_trailer(out) < 0)
         goto done;
     avio_flush(out->pb);
     *out_bytes = buffer.data;
@@ -220,8 +238,6 @@ int cav_encode_preview(int webm, const uint8_t *rgb, int count, int width, int h
     result = 0;
 done:
     av_dict_free(&options);
-    sws_freeContext(sws);
-    av_frame_free(&frame);
     avcodec_free_context(&c);
     context_free(&out->pb);
     avformat_free_context(out);
