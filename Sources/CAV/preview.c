@@ -125,7 +125,7 @@ static int encode_frame(AVFormatContext *out, AVCodecContext *c, AVStream *strea
     while ((r = avcodec_receive_packet(c, packet)) == 0) {
         for (int i = 0; starts && durations && i < count; i++)
             if (starts[i] == packet->pts)
-                packet->duration = durations[i];
+                packet->duration = durations[i] > 0 ? durations[i] : 100;
         // Each frame lasts at least a tick, the last one too: the container's duration is
         // then the clip's whole length.
         if (packet->duration == 0)
@@ -157,9 +157,11 @@ int cav__encode_frames(AVFormatContext *out, AVCodecContext *c, AVStream *stream
     for (int i = 0; i < count; i++) {
         if (av_frame_make_writable(frame) < 0)
             goto done;
-        const uint8_t *planes[1] = {rgb + (size_t)i * (size_t)width * (size_t)height * 3};
-        int strides[1] = {width * 3};
-        sws_scale(sws, planes, strides, 0, height, frame->data, frame->linesize);
+        // swscale reads four planes and strides whatever the format uses.
+        const uint8_t *planes[4] = {rgb + (size_t)i * (size_t)width * (size_t)height * 3, NULL, NULL, NULL};
+        int strides[4] = {width * 3, 0, 0, 0};
+        if (sws_scale(sws, planes, strides, 0, height, frame->data, frame->linesize) != height)
+            goto done;
         frame->pts = starts ? starts[i] : i;
         if (encode_frame(out, c, stream, frame, starts, durations, count) < 0)
             goto done;

@@ -181,9 +181,16 @@ public struct RenderOrder: Equatable, Sendable, Codable {
         let quality =
             request.quality ?? request.formatQuality[format.rawValue]
             ?? (request.saveData ? limits.saveDataQuality[format.rawValue] : nil)
+        if format.isVideo, plan.output.width < 2 || plan.output.height < 2 {
+            throw AspectError(
+                .badParam,
+                "a preview as \(format.rawValue) of \(plan.output) is too small: a video's sides are 2 pixels at least")
+        }
+        // The whole result's pixels: a storyboard's sheet, not one tile.
+        let outputPixels = grid.map { Int64($0.count) * plan.output.pixels() } ?? plan.output.pixels()
         let best =
-            request.format == .best && !moving && quality == nil && request.maxBytes == nil
-                && plan.output.pixels() <= Int64(limits.bestMaxPixels)
+            request.format == .best && !moving && quality == nil && request.maxBytes == nil && !request.saveData
+                && outputPixels <= Int64(limits.bestMaxPixels)
             ? BestCandidates.candidates(
                 accept: accept, resultHasAlpha: resultHasAlpha, limits: limits, fallback: format) : nil
         // q=auto for a still in a lossy format (an animation keeps the format's default);

@@ -67,7 +67,8 @@ public struct Storyboard: Equatable, Sendable {
                 "every=\(NumberSyntax.text(every)) on a video of \(NumberSyntax.text(duration.rounded())) s makes over \(Self.maxTiles) tiles: give a larger every"
             )
         }
-        tiles = max(1, Int(n))
+        // Without `every` the grid is the clip by construction: no rounding may add a tile.
+        tiles = request.every == nil ? grid.count : max(1, Int(n))
     }
 
     /// The most tiles a storyboard may index, over all its sheets.

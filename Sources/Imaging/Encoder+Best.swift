@@ -62,9 +62,8 @@ extension Encoder {
                 }
             }
         }
-        guard let smallest else {
-            throw ImagingError(.encode, AspectError(.internalError, "format=best had no format to weigh"))
-        }
+        // Nothing weighed: AVIF alone was, and this libvips cannot write it.
+        guard let smallest else { throw ImagingError(.encode, unavailable) }
         return smallest
     }
 

@@ -87,7 +87,7 @@ enum InfoDocument {
                 throw ServiceFailure(error, stage: "header")
             }
             var output = [
-                ("width", "\(order.plan.output.width)"), ("height", "\(order.plan.output.height)"),
+                ("width", "\(order.resultSize.width)"), ("height", "\(order.resultSize.height)"),
                 ("format", JSONText.string(order.format.rawValue)),
             ]
             if let best = order.best {

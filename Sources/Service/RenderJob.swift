@@ -56,7 +56,8 @@ struct RenderJob: Sendable {
                     // Not kept while best's choice is not made: the next /info says it.
                     if !undecided { results.keep(key.hex, json, kind: ResultKind.info, source: request.src) }
                     return .success(
-                        ServiceHandler.Rendered(bytes: json, contentType: ResultKind.contentType(ResultKind.info)))
+                        ServiceHandler.Rendered(
+                            bytes: json, contentType: ResultKind.contentType(ResultKind.info), undecided: undecided))
                 }
                 let (request, limits, accept) = (request, limits, accept)
                 let r = try renderer.render(file, reading: request.reading, wantFacts: infoKey != nil) {
@@ -85,11 +86,14 @@ struct RenderJob: Sendable {
         if coalesced { metrics.coalesced() }
         switch result {
         case .success(let r):
+            var fields = headers.complete(
+                contentType: r.contentType, cache: r.cache, quality: r.quality, chosen: r.chosen)
+            if r.undecided {
+                fields = HTTPHeaders(fields.fields.filter { $0.name != "ETag" })
+                fields.set("Cache-Control", "no-cache")
+            }
             return HTTPResponse(
-                status: 200,
-                headers: headers.complete(
-                    contentType: r.contentType, cache: r.cache, quality: r.quality, chosen: r.chosen),
-                body: .bytes(r.bytes),
+                status: 200, headers: fields, body: .bytes(r.bytes),
                 logNote: r.cache == "HIT" ? "cache=HIT shared" : coalesced ? "cache=MISS coalesced" : "cache=MISS")
         case .failure(let failure):
             return ServiceHandler.error(failure)

@@ -16,7 +16,7 @@ extension ServiceHandler {
         let memoKey = RecentKeys.Target(
             query: dialect + "\u{0}" + request.rawPath,
             autoTag: AcceptHeader.autoTag(accept, autoAvif: config.http.autoAvif, autoJxl: config.http.autoJxl),
-            bestTag: bestTag(accept, mayBeBest: request.rawPath.contains("best")))
+            bestTag: bestTag(accept, mayBeBest: request.rawPath.contains("best") || request.rawPath.contains("%")))
         if let known = recent.get(memoKey), isCurrent(known) {
             return (memoKey, serveCached(request, key: known.key, headers: known.headers))
         }

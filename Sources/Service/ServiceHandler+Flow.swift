@@ -142,7 +142,8 @@ extension ServiceHandler {
         var formatTag =
             switch parsed.format {
             case .auto: known.memoKey.autoTag
-            case .best: AcceptHeader.bestTag(known.accept, formats: limits.bestFormats)
+            // best falls back to auto (a q, a large output, …): auto's tag too.
+            case .best: AcceptHeader.bestTag(known.accept, formats: limits.bestFormats) + "/" + known.memoKey.autoTag
             default: parsed.format.rawValue
             }
         var canonical = parsed.canonical
@@ -165,6 +166,11 @@ extension ServiceHandler {
         var thumbRendering = rendering
         if parsed.searchesQuality(limits) || parsed.format == .best {
             thumbRendering += " " + limits.autoQuality.description
+        }
+        // What best weighs and where it stops are part of what it chose.
+        if parsed.format == .best {
+            thumbRendering +=
+                " best=" + limits.bestFormats.map(\.rawValue).joined(separator: ",") + "/\(limits.bestMaxPixels)"
         }
         let key = CacheKey(
             canonical: canonical, source: identity, format: formatTag,

@@ -26,7 +26,8 @@ extension ServiceHandler {
         if let hints, !hints.memo.isEmpty { memoQuery += hints.memo }
         if saveData { memoQuery += "\u{0}save-data" }
         let memoKey = RecentKeys.Target(
-            query: memoQuery, autoTag: autoTag, bestTag: bestTag(accept, mayBeBest: request.query.contains("best")))
+            query: memoQuery, autoTag: autoTag,
+            bestTag: bestTag(accept, mayBeBest: request.query.contains("best") || request.query.contains("%")))
         if let known = recent.get(memoKey), isCurrent(known),
             let served = serveCached(request, key: known.key, headers: known.headers)
         {
@@ -58,7 +59,8 @@ extension ServiceHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        if let hints {
+        // Not the index: its cues' sheets are fetched without the hints.
+        if let hints, endpoint != .storyboard {
             parsed = hints.apply(
                 to: parsed, given: Set(expanded.pairs.map(\.name)), limits: limits)
         }

@@ -54,8 +54,8 @@ public struct ServiceHandler: HTTPHandler {
         self.config = config
         limits = config.requestLimits
         bestWithoutSaying =
-            limits.defaultFormat == .best || config.presets.values.contains { $0.contains("best") }
-            || config.imgproxy.presets.values.contains { $0.contains("best") }
+            limits.defaultFormat == .best || config.presets.values.contains { $0.contains("best") || $0.contains("%") }
+            || config.imgproxy.presets.values.contains { $0.contains("best") || $0.contains("%") }
         self.sources = sources
         self.results = results
         self.renderer = renderer
@@ -85,6 +85,9 @@ public struct ServiceHandler: HTTPHandler {
         var quality: Int? = nil
         /// `format=best`'s choice, said in `X-Format-Chosen`.
         var chosen: BestChoice? = nil
+        /// An `/info` of a `format=best` output whose choice is not made yet: not to be kept
+        /// by a cache (`no-cache`), under no ETag, so the next asks again.
+        var undecided = false
         /// `X-Cache`: a render is a MISS; a result another replica made, from the shared tier, a HIT.
         var cache = "MISS"
     }

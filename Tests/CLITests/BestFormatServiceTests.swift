@@ -110,6 +110,13 @@ import Testing
             // Kept per accepted set: another set is another entry, whatever it chose.
             #expect(webp.headers["etag"] != first.headers["etag"])
         }
+        // Spelled with an escape, best is still told apart by Accept: the memo of one
+        // client's key is not another's.
+        let escaped = "/thumb?src=landscape.jpg&w=250&format=b%65st"
+        let avif = try Self.get(server.port, escaped, accept: Self.browser)
+        let plainAgain = try Self.get(server.port, escaped, accept: "*/*")
+        #expect(["jpeg", "png"].contains(plainAgain.headers["x-format-chosen"] ?? ""), "\(plainAgain.headers)")
+        #expect(avif.headers["etag"] != plainAgain.headers["etag"])
         // A picture with alpha is never a JPEG.
         let alpha = try Self.get(
             server.port, "/thumb?src=landscape.jpg&w=200&h=200&shape=circle&format=best", accept: "*/*")
@@ -119,7 +126,7 @@ import Testing
             ServiceTests.value(metrics, #"aspect_best_format_total{format="\#($0)"}"#)
         }
         // Three sets a source (none and */* are one), and the circle.
-        #expect(counted.count == 6 && counted.reduce(0, +) == 13, "\(counted)")
+        #expect(counted.count == 6 && counted.reduce(0, +) == 15, "\(counted)")
     }
 
     @Test func anExplicitQualityALargeOutputAndAnAnimationAreAuto() throws {
@@ -140,6 +147,8 @@ import Testing
         let before = try Self.get(server.port, "/info?src=chart.png&w=900", accept: "image/webp")
         #expect(
             before.text.contains(#""format": "best""#) && before.text.contains(#""webp-lossless""#), "\(before.text)")
+        // Not for a cache to keep: the choice is not made yet.
+        #expect(before.headers["cache-control"] == "no-cache" && before.headers["etag"] == nil)
         // No format named: best, by output.format.
         let thumb = try Self.get(server.port, "/thumb?src=chart.png&w=900", accept: "image/webp")
         let chosen = try #require(thumb.headers["x-format-chosen"])

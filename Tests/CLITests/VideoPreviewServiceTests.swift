@@ -56,6 +56,8 @@ import Testing
         #expect(g.frames == source.frames && g.width == 120 && g.width % 2 == 0 && g.height % 2 == 0, "\(g)")
         #expect(abs(g.seconds - Double(source.delays.reduce(0, +)) / 1000) < 0.05, "\(g.seconds) s")
         // A still has no preview; auto and best stay images whatever Accept says.
+        let tiny = try ServiceTests.get(server.port, "/thumb?src=clip.mp4&w=1&frames=2&format=mp4")
+        #expect(tiny.status == 400 && tiny.text.contains("2 pixels at least"), "\(tiny.status) \(tiny.text)")
         let still = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=100&format=mp4")
         #expect(still.status == 400 && still.text.contains("format=mp4 makes a preview"))
         for format in ["auto", "best"] {
@@ -129,6 +131,9 @@ import Testing
             #expect(abs(Int(p[0]) - red) <= 8 && abs(Int(p[1]) - green) <= 8, "tile \(k) at \(cue.start) s: \(p)")
         }
         #expect(sheets.count == 2)
+        // /info says the sheet's size, not a tile's.
+        let info = try ServiceTests.get(server.port, "/info?" + query)
+        #expect(info.text.contains(#""width": 256, "height": 72"#), "\(info.text)")
         // The last sheet's places past the end stay black.
         let last = try #require(sheets.values.first { $0.pixel(255, 71)[0] < 8 })
         #expect(last.pixel(255, 71)[1] < 8)

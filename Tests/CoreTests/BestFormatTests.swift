@@ -129,6 +129,9 @@ import Testing
         // Without every: the rest of the video after t over one sheet.
         let spread = try Storyboard(try Self.request("tiles=5x2&t=20"), grid: Grid(columns: 5, rows: 2), duration: 120)
         #expect(spread.every == 10 && spread.sheets == 1 && spread.tiles == 10)
+        // Rounding never adds a tile to the default spread (1.001 / 25 × 25 rounds up past 25).
+        let odd = try Storyboard(try Self.request("tiles=5x5"), grid: Grid(columns: 5, rows: 5), duration: 1.001)
+        #expect(odd.tiles == 25 && odd.sheets == 1)
     }
 
     @Test func tooManyTilesOrAStartPastTheEndIsRefused() throws {
