@@ -2,7 +2,7 @@
 # Previews as video and storyboards (issue 55): an 8-frame hover preview of one size as
 # GIF, animated WebP, MP4 and WebM, its bytes and its miss time, on two clips: camera-like
 # footage (a one-minute pan across the team's 20 MP photo, 480×270 at 10 fps, H.264) and
-# the samples' drawn clip; then the one-minute clip's storyboard (10×10 tiles of 160×90,
+# the samples' drawn clip; the samples' animated GIF in each format, every frame; then the one-minute clip's storyboard (10×10 tiles of 160×90,
 # every 0.6 s: one sheet) and its WebVTT index. Each miss is the first request of its key
 # (a new t each round), one at a time, curl's total; ROUNDS rounds, medians.
 #
@@ -24,6 +24,7 @@ out=$(mktemp -d); echo "raw output: $out" >&2
 mkdir -p "$out/images"
 "$BIN/aspect" samples "$out/samples" >/dev/null
 cp "$out/samples/clip.mp4" "$out/images/drawn.mp4"
+cp "$out/samples/bounce.gif" "$out/images/bounce.gif"
 # The footage: 600 frames, a 480×270 window sliding and zooming slowly across the photo.
 "$OPT/pyvips/bin/python" - .build/photos/big.jpg "$out/pan.rgb" <<'PY'
 import sys, pyvips
@@ -56,6 +57,12 @@ for r in $(seq "$ROUNDS"); do
       printf '%s\t%s\t%s\t%s\n' "$clip" "$f" "$bytes" "$secs" >> "$out/rows.tsv"
     done
   done
+  # An animated GIF made a video, every frame and its delays: the GIF-to-MP4 of sites.
+  for f in gif webp mp4 webm; do
+    read -r status bytes secs < <(get "thumb?src=bounce.gif&w=$((WIDTH - r * 2))&format=$f" "$out/g.$f")
+    [ "$status" = 200 ] || { echo "PROBLEM: bounce.gif $f answered $status" >&2; exit 1; }
+    printf '%s\t%s\t%s\t%s\n' bounce.gif "$f" "$bytes" "$secs" >> "$out/rows.tsv"
+  done
   read -r status bytes secs < <(get "thumb?src=footage.mp4&w=160&h=90&mode=fill&tiles=10x10&every=0.6&t=0.0$r&format=jpeg" "$out/sheet.jpg")
   [ "$status" = 200 ] || { echo "PROBLEM: the sheet answered $status" >&2; exit 1; }
   printf 'footage.mp4\tsheet\t%s\t%s\n' "$bytes" "$secs" >> "$out/rows.tsv"
@@ -72,7 +79,8 @@ med = statistics.median
 def pick(clip, kind, i): return [float(r[i]) for r in rows if r[0] == clip and r[1] == kind]
 print("| clip | GIF bytes | WebP bytes | MP4 bytes | WebM bytes | MP4 / WebP | WebM / WebP | miss ms: GIF, WebP, MP4, WebM |")
 print("|---|---:|---:|---:|---:|---:|---:|---|")
-for clip, name in (("footage.mp4", "footage: a pan across a photo, 480×270"), ("drawn.mp4", "the samples' drawn clip, 320×240")):
+for clip, name in (("footage.mp4", "footage: a pan across a photo, 480×270"), ("drawn.mp4", "the samples' drawn clip, 320×240"),
+                   ("bounce.gif", "the samples' animated GIF, every frame (about 318 wide)")):
     b = {f: med(pick(clip, f, 2)) for f in ("gif", "webp", "mp4", "webm")}
     t = {f: med(pick(clip, f, 3)) * 1000 for f in ("gif", "webp", "mp4", "webm")}
     print(f"| {name} | {b['gif']:.0f} | {b['webp']:.0f} | {b['mp4']:.0f} | {b['webm']:.0f} | {b['mp4'] / b['webp']:.2f}× | "
