@@ -11,7 +11,7 @@ public struct Presets: Equatable, Sendable {
     public init() {}
 
     /// What a request may carry besides them when only presets are served.
-    public static let allowedWithOnlyPresets: Set<String> = ["src", "preset", "dpr", "format", "sig"]
+    public static let allowedWithOnlyPresets: Set<String> = ["src", "preset", "dpr", "format", "sig", "sheet"]
 
     /// The presets of `config`, each checked as a request would be (on a stand-in `src`):
     /// the error names the preset and what is wrong with it.

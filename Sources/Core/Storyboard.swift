@@ -60,7 +60,8 @@ public struct Storyboard: Equatable, Sendable {
         self.start = start
         self.duration = duration
         every = request.every ?? (duration - start) / Double(grid.count)
-        let n = ((duration - start) / every).rounded(.up)
+        // A hair under: 2.1 / 0.7 is 3.0000000000000004 in doubles, three tiles, not four.
+        let n = ((duration - start) / every * (1 - 1e-9)).rounded(.up)
         guard n.isFinite, n <= Double(Self.maxTiles) else {
             throw AspectError(
                 .badParam,

@@ -283,6 +283,9 @@ extension ThumbRequest {
         if r.tiles == nil, values["every"] != nil || values["sheet"] != nil {
             throw .badParam("every and sheet belong to a storyboard: add tiles=COLSxROWS or leave them out")
         }
+        if r.tiles != nil, r.trim != nil {
+            throw .badParam("trim applies to still images; tiles makes a storyboard of a video")
+        }
         if r.tiles != nil, values["frames"] != nil {
             throw .badParam("tiles makes a storyboard and frames a preview: give one of them")
         }

@@ -5,9 +5,9 @@ import Core
 // A preview as a video (SPEC: Video, "Previews as video"): the animation's frames, made
 // as for an animated WebP, to H.264 in MP4 or VP9 in WebM by FFmpeg's libraries.
 extension Encoder {
-    /// The most bytes a preview video may take (the service's `limits.maxResultBytes`
-    /// holds the answer again).
-    static let maxVideoBytes = 256 << 20
+    /// The most bytes a preview video may take: the default `limits.maxResultBytes`, past
+    /// which a worker's answer would not be taken anyway.
+    static let maxVideoBytes = Int(Defaults.Limits.maxResultBytes)
 
     /// `strip`: the frames one above the other, `animation.pageHeight` each, shown
     /// `animation.delays` ms each (a missing or non-positive delay: 100 ms). Any alpha is

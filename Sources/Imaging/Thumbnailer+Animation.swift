@@ -90,6 +90,16 @@ extension Thumbnailer {
         loop: Int32,
         deadline: Deadline, frame: (Int) throws(ImagingError) -> VImage
     ) throws(ImagingError) -> [UInt8] {
+        // Every frame's output, padding and extension included, held to the same limit as
+        // the decode: an animation's frames are all in memory before it is encoded.
+        guard plan.output.pixels(frames: count) <= limits.maxSourcePixels else {
+            throw ImagingError(
+                .limits,
+                AspectError(
+                    .badParam,
+                    "this request makes \(count) frames of \(plan.output) each, over limits.maxSourcePixels "
+                        + "\(limits.maxSourcePixels) in all; ask for a smaller size or fewer frames"))
+        }
         var done: [VImage] = []
         for i in 0..<count {
             try deadline.check()

@@ -174,7 +174,8 @@ extension ServiceHandler {
         }
         let key = CacheKey(
             canonical: canonical, source: identity, format: formatTag,
-            rendering: known.endpoint == .thumb ? thumbRendering : rendering)
+            rendering: known.endpoint == .thumb || (parsed.format == .best && known.wantsOutput)
+                ? thumbRendering : rendering)
         let image = known.endpoint == .thumb
         var common = commonHeaders(
             key, auto: auto, hints: config.http.clientHints && image, saveData: config.http.saveData && image,

@@ -59,8 +59,9 @@ extension ServiceHandler {
         } catch {
             return .respond(Self.error(error))
         }
-        // Not the index: its cues' sheets are fetched without the hints.
-        if let hints, endpoint != .storyboard {
+        // Not a storyboard (its index or a sheet): the index's #xywh are the sheets' as
+        // their URLs say, whatever hints the browser sends with each.
+        if let hints, endpoint != .storyboard, parsed.tiles == nil {
             parsed = hints.apply(
                 to: parsed, given: Set(expanded.pairs.map(\.name)), limits: limits)
         }

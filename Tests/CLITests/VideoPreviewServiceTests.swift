@@ -56,6 +56,11 @@ import Testing
         #expect(g.frames == source.frames && g.width == 120 && g.width % 2 == 0 && g.height % 2 == 0, "\(g)")
         #expect(abs(g.seconds - Double(source.delays.reduce(0, +)) / 1000) < 0.05, "\(g.seconds) s")
         // A still has no preview; auto and best stay images whatever Accept says.
+        // Every frame's output is held to the limit, padding included.
+        let padded = try ServiceTests.get(
+            server.port, "/thumb?src=clip.mp4&w=64&padding=2000&frames=100&format=mp4")
+        #expect(padded.status == 413 || padded.status == 400, "\(padded.status) \(padded.text)")
+        #expect(padded.text.contains("limits.maxSourcePixels"), "\(padded.text)")
         let tiny = try ServiceTests.get(server.port, "/thumb?src=clip.mp4&w=1&frames=2&format=mp4")
         #expect(tiny.status == 400 && tiny.text.contains("2 pixels at least"), "\(tiny.status) \(tiny.text)")
         let still = try ServiceTests.get(server.port, "/thumb?src=landscape.jpg&w=100&format=mp4")

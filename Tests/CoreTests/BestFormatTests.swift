@@ -132,6 +132,11 @@ import Testing
         // Rounding never adds a tile to the default spread (1.001 / 25 × 25 rounds up past 25).
         let odd = try Storyboard(try Self.request("tiles=5x5"), grid: Grid(columns: 5, rows: 5), duration: 1.001)
         #expect(odd.tiles == 25 && odd.sheets == 1)
+        // Nor an explicit every that divides the clip (2.1 s every 0.7 s: three tiles).
+        let even = try Storyboard(
+            try Self.request("tiles=3x1&every=0.7"), grid: Grid(columns: 3, rows: 1), duration: 2.1)
+        #expect(even.tiles == 3 && even.sheets == 1)
+        #expect(throws: AspectError.self) { try Self.request("tiles=3x1&trim=10") }
     }
 
     @Test func tooManyTilesOrAStartPastTheEndIsRefused() throws {
