@@ -14,33 +14,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WIDTHS="${WIDTHS:-300 600}"
-PEERS="$(cd ../shared/peers && pwd)"
-bash scripts/setup.sh
-bash scripts/fetch-photos.sh
-. "$PEERS/common.sh"
-need_apt curl libvips42
-swift build -c release --product aspect >/dev/null
+. bench/lib.sh
+bench_start curl libvips-tools
+bash scripts/fetch-photos.sh >/dev/null
 swift build -c release --product aspect-bench >/dev/null
-BIN="$(swift build -c release --show-bin-path)"
-out=$(mktemp -d); echo "raw output: $out" >&2
+BENCH="$(dirname "$BIN")/aspect-bench"
 mkdir -p "$out/images" "$out/samples"
 cp .build/photos/big.jpg .build/photos/medium.jpg .build/photos/portrait.jpg "$out/images/"
-"$BIN/aspect" samples "$out/samples" >/dev/null
+"$BIN" samples "$out/samples" >/dev/null
 for f in landscape.jpg portrait.jpg square.webp logo.png; do cp "$out/samples/$f" "$out/images/sample-$f"; done
-for d in chart screen; do "$BIN/aspect" thumb "bench/drawings/$d.svg" "$out/images/drawing-$d.png" 2>/dev/null; done
-pid=""
-cleanup() { [ -z "$pid" ] || kill -TERM -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; }
-trap cleanup EXIT
-env ASPECT_LOG_ACCESS=false setsid "$BIN/aspect" serve --port 18197 --images "$out/images" --cache-dir "$out/cache" \
-  >/dev/null 2>"$out/aspect.log" &
-pid=$!
-wait_http "http://127.0.0.1:18197/healthz" 30
+for d in chart screen; do "$BIN" thumb "bench/drawings/$d.svg" "$out/images/drawing-$d.png" 2>/dev/null; done
+serve_images 18197
 ACCEPT="image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
 get() {  # query file -> "bytes seconds x-format-chosen"
   curl -s -H "Accept: $ACCEPT" -o "$2" -D "$2.h" -w '%{size_download} %{time_total}' "http://127.0.0.1:18197/thumb?$1"
   echo " $(tr -d '\r' < "$2.h" | awk -F': ' 'tolower($1)=="x-format-chosen"{print $2}')"
 }
-ssim() { "$BIN/aspect-bench" ssim "$1" "$2"; }
+ssim() { "$BENCH" ssim "$1" "$2"; }
 printf 'image\tkind\twidth\tbest_bytes\tbest_ssim\tbest_s\tchosen\tauto_bytes\tauto_ssim\tauto_s' > "$out/rows.tsv"
 for f in avif webp jxl jpeg; do printf '\t%s_bytes\t%s_ssim' "$f" "$f" >> "$out/rows.tsv"; done
 echo >> "$out/rows.tsv"

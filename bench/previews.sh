@@ -11,18 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${ROUNDS:-5}"; WIDTH="${WIDTH:-320}"
-PEERS="$(cd ../shared/peers && pwd)"
-bash scripts/setup.sh
-bash scripts/fetch-photos.sh
-. "$PEERS/common.sh"
-need_apt curl libvips42
+. bench/lib.sh
+bench_start curl
 need_venv "$OPT/pyvips" "pyvips==$PYVIPS_VERSION"
-swift build -c release --product aspect >/dev/null
+bash scripts/fetch-photos.sh >/dev/null
 swift build -c release --product aspect-bench >/dev/null
-BIN="$(swift build -c release --show-bin-path)"
-out=$(mktemp -d); echo "raw output: $out" >&2
+BENCH="$(dirname "$BIN")/aspect-bench"
 mkdir -p "$out/images"
-"$BIN/aspect" samples "$out/samples" >/dev/null
+"$BIN" samples "$out/samples" >/dev/null
 cp "$out/samples/clip.mp4" "$out/images/drawn.mp4"
 cp "$out/samples/bounce.gif" "$out/images/bounce.gif"
 # The footage: 600 frames, a 480×270 window sliding and zooming slowly across the photo.
@@ -38,15 +34,9 @@ with open(sys.argv[2], "wb") as out:
         frame = photo.crop(x, y, w, h).resize(480 / w, vscale=270 / h)
         out.write(frame.crop(0, 0, 480, 270).write_to_memory())
 PY
-"$BIN/aspect-bench" clip "$out/pan.rgb" 480 270 10 "$out/images/footage.mp4"
+"$BENCH" clip "$out/pan.rgb" 480 270 10 "$out/images/footage.mp4"
 rm "$out/pan.rgb"
-pid=""
-cleanup() { [ -z "$pid" ] || kill -TERM -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; }
-trap cleanup EXIT
-env ASPECT_LOG_ACCESS=false setsid "$BIN/aspect" serve --port 18198 --images "$out/images" --cache-dir "$out/cache" \
-  >/dev/null 2>"$out/aspect.log" &
-pid=$!
-wait_http "http://127.0.0.1:18198/healthz" 30
+serve_images 18198
 get() { curl -s -o "$2" -w '%{http_code} %{size_download} %{time_total}\n' "http://127.0.0.1:18198/$1"; }
 : > "$out/rows.tsv"
 for r in $(seq "$ROUNDS"); do

@@ -213,16 +213,12 @@ enum Kinds {
     static let lossless: UInt16 = 8192
 
     static func code(_ kind: String) -> UInt16? {
-        guard ResultKind.isKnown(kind) else { return nil }
         if kind == ResultKind.info { return 0 }
-        let name = kind.prefix { $0 != "-" }
-        guard let format = ImageFormat(rawValue: String(name)),
+        guard let (format, quality, chosen) = ResultKind.parts(kind),
             let place = ImageFormat.allCases.firstIndex(of: format)
         else { return nil }
-        let chosen = ResultKind.chosen(kind)
-        let flags: UInt16 =
-            chosen == nil ? 0 : chosen?.lossless == true && format == .webp ? best + lossless : best
-        return flags + UInt16(place + 1) * 128 + UInt16(ResultKind.quality(kind) ?? 0)
+        let flags: UInt16 = chosen == nil ? 0 : chosen?.lossless == true && format == .webp ? best + lossless : best
+        return flags + UInt16(place + 1) * 128 + UInt16(quality ?? 0)
     }
 
     static func name(_ code: UInt16) -> String? {

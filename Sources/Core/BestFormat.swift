@@ -30,21 +30,21 @@ public struct BestCandidates: Equatable, Sendable, Codable {
     public static func candidates(accept: String?, resultHasAlpha: Bool, limits: RequestLimits, fallback: ImageFormat)
         -> BestCandidates
     {
-        func taken(_ f: ImageFormat) -> Bool {
-            guard asked.contains(f) else { return true }
-            return accept.map { AcceptHeader.accepts($0, f.mimeType) } ?? false
-        }
-        var lossy = tryOrder.filter { limits.bestFormats.contains($0) && taken($0) }
+        let taken = taken(by: accept, among: limits.bestFormats)
+        var lossy = tryOrder.filter(taken.contains)
         if resultHasAlpha { lossy.removeAll { $0 == .jpeg } }
-        let lossless: [ImageFormat] = [.png] + (limits.bestFormats.contains(.webp) && taken(.webp) ? [.webp] : [])
+        let lossless: [ImageFormat] = [.png] + (taken.contains(.webp) ? [.webp] : [])
         if lossy.isEmpty, AutoQuality.formats.contains(fallback), !(resultHasAlpha && fallback == .jpeg) {
             lossy = [fallback]
         }
         return BestCandidates(lossy: lossy, lossless: lossless, losslessAlways: resultHasAlpha || lossy.isEmpty)
     }
 
-    /// Whether a worker's answer in `format` is one these candidates allow.
-    public func allows(_ format: ImageFormat) -> Bool { lossy.contains(format) || lossless.contains(format) }
+    /// Those of `formats` a client that sends `accept` takes: JPEG and PNG whatever it
+    /// sends, the rest where `Accept` names them.
+    static func taken(by accept: String?, among formats: [ImageFormat]) -> Set<ImageFormat> {
+        Set(formats.filter { f in !asked.contains(f) || accept.map { AcceptHeader.accepts($0, f.mimeType) } == true })
+    }
 
     /// Of two results of the same size, the one cheaper to decode wins (SPEC): JPEG, PNG,
     /// WebP, AVIF, then JPEG XL.
@@ -86,8 +86,7 @@ extension AcceptHeader {
     /// What `format=best`'s answer depends on in `accept`, as a tag for the cache key:
     /// `best` and each of `formats` that only a listing client takes (`best+avif+webp`).
     public static func bestTag(_ accept: String?, formats: [ImageFormat]) -> String {
-        guard let accept else { return "best" }
-        let taken = BestCandidates.asked.filter { formats.contains($0) && accepts(accept, $0.mimeType) }
-        return (["best"] + taken.map(\.rawValue)).joined(separator: "+")
+        let taken = BestCandidates.taken(by: accept, among: formats)
+        return (["best"] + BestCandidates.asked.filter(taken.contains).map(\.rawValue)).joined(separator: "+")
     }
 }

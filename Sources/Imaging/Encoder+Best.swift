@@ -41,19 +41,17 @@ extension Encoder {
         }
         let reference = try LumaSSIM(image)
         for format in candidates.lossy where format != .avif || avifAvailable {
+            func lossy(_ q: Int) throws(Search) -> [UInt8] {
+                do throws(ImagingError) { return try encode(image, format, q, false) } catch { throw .failed(error) }
+            }
             do throws(Search) {
                 let found = try searchQuality(
-                    image, format: format, target, reference: reference,
-                    encode: { q throws(Search) in
-                        do throws(ImagingError) { return try encode(image, format, q, false) } catch {
-                            throw .failed(error)
-                        }
-                    },
+                    image, format: format, target, reference: reference, encode: lossy,
                     seen: { bytes, kept throws(Search) in
                         if !kept, let s = smallest, bytes.count >= s.bytes.count { throw .outdone }
                     })
-                guard let found else { continue }
-                let bytes = found.bytes.isEmpty ? try encodeOrFail(image, format, found.quality, encode) : found.bytes
+                guard let found, let q = found.quality else { continue }
+                let bytes = found.bytes.isEmpty ? try lossy(q) : found.bytes
                 consider(bytes, BestChoice(format: format, lossless: false), quality: found.quality)
             } catch {
                 switch error {
@@ -65,13 +63,6 @@ extension Encoder {
         // Nothing weighed: AVIF alone was, and this libvips cannot write it.
         guard let smallest else { throw ImagingError(.encode, unavailable) }
         return smallest
-    }
-
-    private static func encodeOrFail(
-        _ image: VImage, _ format: ImageFormat, _ quality: Int?,
-        _ encode: (VImage, ImageFormat, Int?, Bool) throws(ImagingError) -> [UInt8]
-    ) throws(Search) -> [UInt8] {
-        do throws(ImagingError) { return try encode(image, format, quality, false) } catch { throw .failed(error) }
     }
 
     /// Whether an 8-bit picture has at most `fewColours` colours (its first three bands;

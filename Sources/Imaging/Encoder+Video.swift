@@ -32,23 +32,33 @@ extension Encoder {
         }
         let count = image.height / pageHeight
         let (w, h) = (width & ~1, pageHeight & ~1)
-        let pixels = try image.pixels()
-        var rgb = [UInt8]()
-        rgb.reserveCapacity(count * w * h * 3)
-        for frame in 0..<count {
-            for row in 0..<h {
-                let from = ((frame * pageHeight + row) * width) * 3
-                rgb += pixels[from..<(from + w * 3)]
-            }
-        }
         let durations = (0..<count).map { i -> Int32 in
             let d = i < animation.delays.count ? animation.delays[i] : 0
             return d > 0 ? d : 100
         }
         var bytes: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let status = cav_encode_preview(
-            format == .webm ? 1 : 0, rgb, Int32(count), Int32(w), Int32(h), durations, maxVideoBytes, &bytes, &length)
+        func encode(_ rgb: UnsafeRawBufferPointer) -> Int32 {
+            cav_encode_preview(
+                format == .webm ? 1 : 0, rgb.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(count), Int32(w),
+                Int32(h), durations, maxVideoBytes, &bytes, &length)
+        }
+        // Even sides already (the usual case): the frames as they lie, no copy; else each
+        // frame's last column or row left out.
+        let status =
+            w == width && h == pageHeight
+            ? try image.withPixels(encode)
+            : try image.withPixels { pixels in
+                var rgb = [UInt8]()
+                rgb.reserveCapacity(count * w * h * 3)
+                for frame in 0..<count {
+                    for row in 0..<h {
+                        let from = ((frame * pageHeight + row) * width) * 3
+                        rgb += pixels[from..<(from + w * 3)]
+                    }
+                }
+                return rgb.withUnsafeBytes(encode)
+            }
         guard status == 0, let bytes else { throw ImagingError(.encode, failed) }
         defer { free(bytes) }
         return Array(UnsafeBufferPointer(start: bytes, count: length))

@@ -138,28 +138,36 @@ public enum ResultKind {
         return kind
     }
 
-    /// The quality a kind names, if any.
-    public static func quality(_ kind: String) -> Int? {
-        guard let token = kind.split(separator: "-").dropFirst().first, token.first == "q" else { return nil }
-        return Int(token.dropFirst())
+    /// What an image kind says, read once: its format, the quality the encoder chose and
+    /// `format=best`'s choice; nil for a name this version does not write (the tokens in
+    /// `image`'s order, `qN` from 1 to 100 as written, `lossless` only after `best` on a WebP).
+    public static func parts(_ kind: String) -> (format: ImageFormat, quality: Int?, chosen: BestChoice?)? {
+        var tokens = kind.split(separator: "-", omittingEmptySubsequences: false)[...]
+        guard let name = tokens.popFirst(), let format = ImageFormat(rawValue: String(name)) else { return nil }
+        var quality: Int?
+        if let q = tokens.first, q.first == "q" {
+            guard let n = Int(q.dropFirst()), (1...100).contains(n), q.dropFirst() == "\(n)" else { return nil }
+            quality = n
+            tokens.removeFirst()
+        }
+        var chosen: BestChoice?
+        if tokens.first == "best" {
+            tokens.removeFirst()
+            let lossless = tokens.first == "lossless" && format == .webp
+            if lossless { tokens.removeFirst() }
+            chosen = BestChoice(format: format, lossless: lossless || format == .png)
+        }
+        return tokens.isEmpty ? (format, quality, chosen) : nil
     }
+
+    /// The quality a kind names, if any.
+    public static func quality(_ kind: String) -> Int? { parts(kind)?.quality }
 
     /// `format=best`'s choice a kind names, if any.
-    public static func chosen(_ kind: String) -> BestChoice? {
-        let tokens = kind.split(separator: "-")
-        guard tokens.contains("best"), let first = tokens.first, let format = ImageFormat(rawValue: String(first))
-        else { return nil }
-        return BestChoice(format: format, lossless: format == .png || tokens.last == "lossless")
-    }
+    public static func chosen(_ kind: String) -> BestChoice? { parts(kind)?.chosen }
 
     /// Whether a stored file's kind is one this version writes.
-    public static func isKnown(_ kind: String) -> Bool {
-        if kind == info { return true }
-        guard let format = ImageFormat(rawValue: String(kind.prefix { $0 != "-" })) else { return false }
-        let quality = quality(kind)
-        if let quality, !(1...100).contains(quality) { return false }
-        return image(format, quality: quality, chosen: chosen(kind)) == kind
-    }
+    public static func isKnown(_ kind: String) -> Bool { kind == info || parts(kind) != nil }
 }
 
 /// Where results are kept, by key (64 hex digits).
